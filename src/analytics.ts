@@ -1,0 +1,305 @@
+import { randomUUID } from 'node:crypto'
+import { EventrailError, ValidationError } from './errors'
+import { createIsoClock, normalizeMessage } from './message/normalize'
+import { serializeMessage } from './message/serialize'
+import { validateMessage } from './message/validate'
+import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
+import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
+import { settleLater } from './outcome'
+import { FlushScheduler, type FlushOutcome } from './queue/scheduler'
+import type {
+  AliasMessage,
+  AnyEvents,
+  Callback,
+  EventCatalog,
+  GroupMessage,
+  IdentifyMessage,
+  Message,
+  MessageType,
+  PageMessage,
+  ScreenMessage,
+  Traits,
+  TrackMessage,
+} from './types'
+
+/** Options of {@link Analytics.closeAndFlush}. */
+export interface CloseOptions {
+  /**
+   * Milliseconds to wait for every message to have an outcome; past it the rest fail with a
+   * `TimeoutError`. Default: no limit other than the retry limits.
+   */
+  timeout?: number
+}
+
+/**
+ * A client bound to one write key and one host. Message methods validate, serialize and queue
+ * at once and never block; messages go out in batches in the background.
+ *
+ * @typeParam Events - optional catalog of events (event name → properties type) that `track` checks.
+ * @typeParam UserTraits - optional type of `identify` traits.
+ * @typeParam GroupTraits - optional type of `group` traits.
+ * @example
+ * ```ts
+ * const analytics = new Analytics('WRITE_KEY')
+ * analytics.track({ userId: 'u1', event: 'Order Completed', properties: { total: 42 } })
+ * await analytics.flush()
+ * ```
+ */
+export class Analytics<
+  Events extends EventCatalog = AnyEvents,
+  UserTraits extends object = Traits,
+  GroupTraits extends object = Traits,
+> {
+  readonly #options: ResolvedOptions
+  readonly #scheduler: FlushScheduler
+  readonly #observers = new Observers()
+  readonly #clock = createIsoClock()
+  #sent = 0
+  #failed = 0
+  #dropped = 0
+  #retried = 0
+  #requests = 0
+
+  /**
+   * @param writeKey - the source's write key: the user name of the Basic auth of every request.
+   * @param options - see {@link AnalyticsOptions}.
+   * @throws ValidationError when the write key is missing or an option is invalid; the message names it.
+   */
+  constructor(writeKey: string, options?: AnalyticsOptions) {
+    this.#options = normalizeOptions(writeKey, options)
+    this.#scheduler = new FlushScheduler(this.#options, {
+      requestDone: (path, entries, bytes, error) => this.#requestDone(path, entries.length, bytes, error),
+      retry: (info) => {
+        this.#retried += 1
+        this.#observers.emit('retry', info)
+      },
+      report: (err) => this.#report(toError(err)),
+    })
+  }
+
+  /**
+   * Queues an identify message: who the user is and their traits.
+   * @throws ValidationError when the message is invalid and there is neither a callback nor an `errorHandler`.
+   * @example
+   * ```ts
+   * analytics.identify({ userId: 'u1', traits: { email: 'ada@example.com' } })
+   * ```
+   */
+  identify(message: IdentifyMessage<UserTraits>, callback?: Callback): this {
+    return this.#enqueue('identify', message, callback)
+  }
+
+  /**
+   * Queues a track message: an action the user performed.
+   * @throws ValidationError when the message is invalid and there is neither a callback nor an `errorHandler`.
+   * @example
+   * ```ts
+   * analytics.track({ userId: 'u1', event: 'Item Purchased', properties: { price: 9.5 } })
+   * ```
+   */
+  track(message: TrackMessage<Events>, callback?: Callback): this {
+    return this.#enqueue('track', message, callback)
+  }
+
+  /**
+   * Queues a page message: the user viewed a web page.
+   * @throws ValidationError when the message is invalid and there is neither a callback nor an `errorHandler`.
+   * @example
+   * ```ts
+   * analytics.page({ anonymousId: 'a1', name: 'Pricing', properties: { url: 'https://example.com/pricing' } })
+   * ```
+   */
+  page(message: PageMessage, callback?: Callback): this {
+    return this.#enqueue('page', message, callback)
+  }
+
+  /**
+   * Queues a screen message: the user viewed a screen of a mobile app.
+   * @throws ValidationError when the message is invalid and there is neither a callback nor an `errorHandler`.
+   * @example
+   * ```ts
+   * analytics.screen({ userId: 'u1', name: 'Settings' })
+   * ```
+   */
+  screen(message: ScreenMessage, callback?: Callback): this {
+    return this.#enqueue('screen', message, callback)
+  }
+
+  /**
+   * Queues a group message: the user belongs to a group (company, account, team).
+   * @throws ValidationError when the message is invalid and there is neither a callback nor an `errorHandler`.
+   * @example
+   * ```ts
+   * analytics.group({ userId: 'u1', groupId: 'acme', traits: { plan: 'pro' } })
+   * ```
+   */
+  group(message: GroupMessage<GroupTraits>, callback?: Callback): this {
+    return this.#enqueue('group', message, callback)
+  }
+
+  /**
+   * Queues an alias message: `previousId` and `userId` are the same user. Sent to `/v1/alias` on its own.
+   * @throws ValidationError when the message is invalid and there is neither a callback nor an `errorHandler`.
+   * @example
+   * ```ts
+   * analytics.alias({ previousId: 'anon-7', userId: 'u1' })
+   * ```
+   */
+  alias(message: AliasMessage, callback?: Callback): this {
+    return this.#enqueue('alias', message, callback)
+  }
+
+  /**
+   * Sends everything queued now. Resolves (and calls `callback`) when every message enqueued
+   * before the call has an outcome, including messages already in flight or waiting to be retried.
+   *
+   * Without `errorHandler`, the promise rejects with the first error among those messages
+   * (a `DeliveryError` with the HTTP status when there was one); with `errorHandler`, or when a
+   * `callback` is given (it gets the error), it always resolves.
+   * @example
+   * ```ts
+   * export async function handler(event) {
+   *   analytics.track({ userId: event.user, event: 'Invoked' })
+   *   await analytics.flush()
+   * }
+   * ```
+   */
+  flush(callback?: Callback): Promise<void> {
+    return this.#awaitOutcome(this.#scheduler.flush(callback !== undefined), callback)
+  }
+
+  /**
+   * Stops intake (later messages get a `ClosedError`) and sends everything queued. Resolves when
+   * every message has an outcome, or when `timeout` ms have passed (the rest then fail with a
+   * `TimeoutError`). Rejects like {@link Analytics.flush}.
+   * @example
+   * ```ts
+   * process.on('SIGTERM', async () => {
+   *   await analytics.closeAndFlush({ timeout: 5000 })
+   *   process.exit(0)
+   * })
+   * ```
+   */
+  closeAndFlush(options: CloseOptions = {}): Promise<void> {
+    const timeout = options.timeout
+    if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout >= 0))) {
+      return Promise.reject(new ValidationError('timeout', 'must be a number of at least 0 (milliseconds)', 'closeAndFlush'))
+    }
+    return this.#awaitOutcome(this.#scheduler.close(timeout), undefined)
+  }
+
+  /**
+   * Listens to what the client does: `error`, `retry`, `drop`, `flush`. Nothing is ever logged to the console.
+   * @example
+   * ```ts
+   * analytics.on('retry', (info) => metrics.increment('analytics.retry', { status: info.status }))
+   * ```
+   */
+  on<K extends keyof AnalyticsEvents>(event: K, listener: (payload: AnalyticsEvents[K]) => void): this {
+    this.#observers.on(event, listener)
+    return this
+  }
+
+  /** Removes a listener added with {@link Analytics.on}. */
+  off<K extends keyof AnalyticsEvents>(event: K, listener: (payload: AnalyticsEvents[K]) => void): this {
+    this.#observers.off(event, listener)
+    return this
+  }
+
+  /**
+   * A snapshot of the counts: queued, in flight, sent, failed, dropped, retried, requests.
+   * @example
+   * ```ts
+   * const { queued, failed } = analytics.stats()
+   * ```
+   */
+  stats(): AnalyticsStats {
+    return {
+      queued: this.#scheduler.queued,
+      inFlight: this.#scheduler.inFlight,
+      sent: this.#sent,
+      failed: this.#failed,
+      dropped: this.#dropped,
+      retried: this.#retried,
+      requests: this.#requests,
+    }
+  }
+
+  #enqueue(type: MessageType, message: unknown, callback: Callback | undefined): this {
+    if (callback !== undefined && typeof callback !== 'function') {
+      throw new ValidationError('callback', 'must be a function', type)
+    }
+    let json: string
+    let bytes: number
+    try {
+      validateMessage(type, message)
+      const normalized = normalizeMessage(type, message, this.#clock, randomUUID)
+      ;({ json, bytes } = serializeMessage(normalized, type === 'alias'))
+    } catch (err) {
+      const error =
+        err instanceof EventrailError
+          ? err
+          : new ValidationError('message', `could not be read (${toError(err).message})`, type, { cause: err })
+      this.#refuse(error, callback, true)
+      return this
+    }
+    const refused = this.#scheduler.enqueue(json, bytes, type === 'alias', callback)
+    if (refused !== undefined) this.#refuse(refused, callback, false)
+    return this
+  }
+
+  // A message that was never queued: its callback, else errorHandler, else (bad input only) a throw.
+  #refuse(error: Error, callback: Callback | undefined, throwIfUnhandled: boolean): void {
+    this.#dropped += 1
+    this.#observers.emit('drop', { error, count: 1 })
+    this.#observers.emit('error', error)
+    if (callback !== undefined) settleLater(callback, error, (err) => this.#report(toError(err)))
+    else if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
+    else if (throwIfUnhandled) throw error
+  }
+
+  #requestDone(path: string, count: number, bytes: number, error: Error | undefined): void {
+    if (error === undefined) {
+      if (this.#options.enable) {
+        this.#sent += count
+        this.#requests += 1
+      }
+      this.#observers.emit('flush', { path, count, bytes })
+      return
+    }
+    this.#failed += count
+    this.#observers.emit('drop', { error, count })
+    this.#report(error)
+  }
+
+  // A failed request or a throwing callback: to errorHandler when set, and to `error` listeners.
+  #report(error: Error): void {
+    this.#observers.emit('error', error)
+    if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
+  }
+
+  #callErrorHandler(error: Error): void {
+    try {
+      ;(this.#options.errorHandler as (error: Error) => void)(error)
+    } catch {
+      // errorHandler is the last stop: what it throws has nowhere better to go.
+    }
+  }
+
+  async #awaitOutcome(outcome: Promise<FlushOutcome>, callback: Callback | undefined): Promise<void> {
+    const { error, batch } = await outcome
+    if (callback !== undefined) {
+      try {
+        callback(error, batch as Message[])
+      } catch (err) {
+        this.#report(toError(err))
+      }
+      return
+    }
+    if (error !== undefined && this.#options.errorHandler === undefined) throw error
+  }
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value))
+}

@@ -1,0 +1,93 @@
+import { DeliveryError, TimeoutError } from '../errors'
+import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
+import type { Transport, TransportResponse } from './transport'
+
+/** One retry about to happen: reported to `on('retry')` listeners. */
+export interface RetryInfo {
+  /** The path of the request, e.g. `/v1/batch`. */
+  readonly path: string
+  /** The number of the retry about to be made, from 1. */
+  readonly attempt: number
+  /** How long the client waits before it, ms. */
+  readonly delayMs: number
+  /** The status that failed, when the failure was an HTTP answer. */
+  readonly status?: number
+  /** The network error or timeout, when there was no answer. */
+  readonly error?: Error
+}
+
+/** What the attempt loop needs: the transport, the policy, and the scheduler's clock and timers. */
+export interface DeliveryContext {
+  readonly transport: Transport
+  readonly policy: RetryPolicy
+  readonly timeoutMs: number
+  /** Aborted when the client gives up on everything (the `closeAndFlush` timeout). */
+  readonly signal: AbortSignal
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
+  readonly now: () => number
+  readonly random: () => number
+  readonly onRetry: (info: RetryInfo) => void
+}
+
+/**
+ * Sends one request body until it is accepted (2xx), retrying network errors, timeouts, 408,
+ * 429 and 5xx (but 501 and 505) with backoff or `Retry-After`. Every attempt sends the same body,
+ * so the same `messageId`s, and the service can de-duplicate.
+ * @throws DeliveryError when it fails for good; TimeoutError when `signal` aborts it.
+ */
+export async function deliverRequest(path: string, body: string, ctx: DeliveryContext): Promise<void> {
+  const startedMs = ctx.now()
+  for (let attempt = 0; ; attempt++) {
+    let status: number | undefined
+    let retryAfterMs: number | undefined
+    let error: Error | undefined
+    try {
+      const response = await attemptOnce(path, body, ctx)
+      if (response.status >= 200 && response.status < 300) return
+      status = response.status
+      if (!isRetryableStatus(status)) {
+        throw new DeliveryError(`${path}: the service answered ${status}, which is not retried`, status, attempt + 1)
+      }
+      retryAfterMs = parseRetryAfterMs(response.retryAfter, ctx.now())
+    } catch (err) {
+      if (err instanceof DeliveryError) throw err
+      if (ctx.signal.aborted) throw givenUp(path, err)
+      error = err instanceof Error ? err : new Error(String(err))
+    }
+    const delayMs = nextRetryDelayMs(attempt, ctx.now() - startedMs, retryAfterMs, ctx.policy, ctx.random)
+    if (delayMs === undefined) {
+      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${status}`
+      throw new DeliveryError(`${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
+        cause: error,
+      })
+    }
+    ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
+    try {
+      await ctx.sleep(delayMs, ctx.signal)
+    } catch (err) {
+      throw givenUp(path, err)
+    }
+  }
+}
+
+async function attemptOnce(path: string, body: string, ctx: DeliveryContext): Promise<TransportResponse> {
+  if (ctx.signal.aborted) throw ctx.signal.reason
+  const controller = new AbortController()
+  const abort = (): void => controller.abort(ctx.signal.reason)
+  ctx.signal.addEventListener('abort', abort, { once: true })
+  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${ctx.timeoutMs} ms`)), ctx.timeoutMs)
+  timer.unref()
+  try {
+    return await ctx.transport.send(path, body, controller.signal)
+  } catch (err) {
+    // An abort surfaces as AbortError; report the reason (our timeout) instead.
+    throw controller.signal.aborted && !ctx.signal.aborted ? controller.signal.reason : err
+  } finally {
+    clearTimeout(timer)
+    ctx.signal.removeEventListener('abort', abort)
+  }
+}
+
+function givenUp(path: string, cause: unknown): TimeoutError {
+  return new TimeoutError(`${path}: the client stopped waiting for this request (closeAndFlush timeout)`, { cause })
+}

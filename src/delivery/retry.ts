@@ -1,0 +1,62 @@
+import { MAX_RETRY_AFTER_MS } from '../limits'
+
+/** How failed requests are retried. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number
+  /** Base of the exponential backoff, ms. */
+  readonly baseMs: number
+  /** Longest backoff, ms. */
+  readonly capMs: number
+  /** Longest time from the first attempt until the request fails for good, ms. */
+  readonly maxTotalMs: number
+}
+
+/**
+ * Whether a response status is worth another attempt: 408, 429 and 5xx, except 501 (not
+ * implemented) and 505 (HTTP version not supported), which will not change on a retry.
+ */
+export function isRetryableStatus(status: number): boolean {
+  if (status === 408 || status === 429) return true
+  return status >= 500 && status <= 599 && status !== 501 && status !== 505
+}
+
+/** Full-jitter exponential backoff: a random delay in [0, min(cap, base × 2^attempt)). */
+export function backoffDelayMs(attempt: number, policy: RetryPolicy, random: () => number): number {
+  return Math.floor(random() * Math.min(policy.capMs, policy.baseMs * 2 ** attempt))
+}
+
+/**
+ * Parses a `Retry-After` header: delay-seconds or an HTTP date. Returns milliseconds to wait,
+ * capped at 60 s, or undefined when the header is missing or unreadable.
+ */
+export function parseRetryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
+  if (header == null) return undefined
+  const text = header.trim()
+  if (text === '') return undefined
+  let ms: number
+  if (/^\d+(?:\.\d+)?$/.test(text)) ms = Number(text) * 1000
+  else {
+    const date = Date.parse(text)
+    if (Number.isNaN(date)) return undefined
+    ms = date - nowMs
+  }
+  return Math.min(Math.max(0, Math.ceil(ms)), MAX_RETRY_AFTER_MS)
+}
+
+/**
+ * The wait before retry number `attempt` (0 for the first retry): the server's `Retry-After`
+ * when it gave one, else the backoff. Undefined when no retry is left or the wait would end past
+ * the time budget (`elapsedMs` already spent).
+ */
+export function nextRetryDelayMs(
+  attempt: number,
+  elapsedMs: number,
+  retryAfterMs: number | undefined,
+  policy: RetryPolicy,
+  random: () => number,
+): number | undefined {
+  if (attempt >= policy.maxRetries) return undefined
+  const delay = retryAfterMs ?? backoffDelayMs(attempt, policy, random)
+  return elapsedMs + delay > policy.maxTotalMs ? undefined : delay
+}

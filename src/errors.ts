@@ -1,0 +1,68 @@
+/** Base class of every error the library reports. */
+export class EventrailError extends Error {
+  override name = 'EventrailError'
+}
+
+/**
+ * A message or an option breaks a rule of the spec. The text names the field and the rule,
+ * e.g. `track: "event" is required and must be a non-empty string`.
+ */
+export class ValidationError extends EventrailError {
+  override name = 'ValidationError'
+  /** The field that broke the rule (`event`, `userId`, `flushAt`, …). */
+  readonly field: string
+  /** The rule, in words. */
+  readonly rule: string
+
+  constructor(field: string, rule: string, where?: string, options?: ErrorOptions) {
+    super(`${where ? `${where}: ` : ''}"${field}" ${rule}`, options)
+    this.field = field
+    this.rule = rule
+  }
+}
+
+/** A message whose serialized form exceeds 32 KB (32,768 bytes of UTF-8 JSON); it is never sent. */
+export class MessageTooLargeError extends ValidationError {
+  override name = 'MessageTooLargeError'
+  /** The message's size in bytes, as it would be sent. */
+  readonly bytes: number
+
+  constructor(where: string, bytes: number, limit: number) {
+    super('message', `is ${bytes} bytes serialized, more than the limit of ${limit} bytes`, where)
+    this.bytes = bytes
+  }
+}
+
+/**
+ * A request failed for good: a network error, a timeout or an HTTP status that is not retried,
+ * or the retries ran out. `status` is the last HTTP status when there was one; the network error,
+ * when there was one, is in `cause`.
+ */
+export class DeliveryError extends EventrailError {
+  override name = 'DeliveryError'
+  /** The last HTTP status received, if any. */
+  readonly status: number | undefined
+  /** How many attempts were made. */
+  readonly attempts: number
+
+  constructor(message: string, status?: number, attempts = 1, options?: ErrorOptions) {
+    super(message, options)
+    this.status = status
+    this.attempts = attempts
+  }
+}
+
+/** A message was refused because the queue already held `maxQueueSize` messages or `maxQueueBytes` bytes. */
+export class QueueFullError extends EventrailError {
+  override name = 'QueueFullError'
+}
+
+/** A message was refused because `closeAndFlush()` had been called on the instance. */
+export class ClosedError extends EventrailError {
+  override name = 'ClosedError'
+}
+
+/** A message had no outcome before the `closeAndFlush({ timeout })` deadline; it may or may not have arrived. */
+export class TimeoutError extends EventrailError {
+  override name = 'TimeoutError'
+}

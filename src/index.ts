@@ -1,0 +1,41 @@
+export { Analytics } from './analytics'
+export type { CloseOptions } from './analytics'
+export { DEFAULT_HOST, EU_HOST, DEFAULTS } from './options'
+export type { AnalyticsOptions } from './options'
+export {
+  EventrailError,
+  ValidationError,
+  MessageTooLargeError,
+  DeliveryError,
+  QueueFullError,
+  ClosedError,
+  TimeoutError,
+} from './errors'
+export { MAX_MESSAGE_BYTES, MAX_BATCH_BYTES } from './limits'
+export { LIBRARY_NAME, VERSION } from './version'
+export type { AnalyticsEvents, AnalyticsStats, FlushInfo, DropInfo } from './observe'
+export type { RetryInfo } from './delivery/deliver'
+export type {
+  MessageType,
+  Id,
+  Properties,
+  Traits,
+  Integrations,
+  Context,
+  Identity,
+  CommonFields,
+  IdentifyMessage,
+  EventCatalog,
+  AnyEvents,
+  EventFields,
+  TrackMessage,
+  PageProperties,
+  PageMessage,
+  ScreenMessage,
+  GroupMessage,
+  AliasMessage,
+  Message,
+  Callback,
+  ErrorHandler,
+  FetchLike,
+} from './types'

@@ -1,0 +1,84 @@
+import type { RetryInfo } from './delivery/deliver'
+
+/** A request that was delivered: reported to `on('flush')` listeners. */
+export interface FlushInfo {
+  /** `/v1/batch` or `/v1/alias`. */
+  readonly path: string
+  /** Messages in the request. */
+  readonly count: number
+  /** Bytes of the (uncompressed) request body. */
+  readonly bytes: number
+}
+
+/** Messages that will not be delivered: reported to `on('drop')` listeners. */
+export interface DropInfo {
+  /** Why: a ValidationError, QueueFullError, ClosedError, DeliveryError or TimeoutError. */
+  readonly error: Error
+  /** How many messages. */
+  readonly count: number
+}
+
+/** The events of `analytics.on(event, listener)` and what each listener receives. */
+export interface AnalyticsEvents {
+  /** A request failed for good, a message was refused, or a callback threw. */
+  error: Error
+  /** A request is about to be retried. */
+  retry: RetryInfo
+  /** Messages will not be delivered. */
+  drop: DropInfo
+  /** A request was delivered. */
+  flush: FlushInfo
+}
+
+/** A snapshot of what an instance has done, from `analytics.stats()`. */
+export interface AnalyticsStats {
+  /** Messages queued, not yet in a request. */
+  readonly queued: number
+  /** Messages in requests being sent or waiting to be retried. */
+  readonly inFlight: number
+  /** Messages delivered (a 2xx answer). */
+  readonly sent: number
+  /** Messages whose request failed for good. */
+  readonly failed: number
+  /** Messages refused before they were queued (invalid, too large, queue full, closed). */
+  readonly dropped: number
+  /** Retries made. */
+  readonly retried: number
+  /** Requests delivered. */
+  readonly requests: number
+}
+
+type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) => void
+
+/** A small typed event emitter: no `error`-event throwing, a throwing listener cannot disturb the client. */
+export class Observers {
+  #listeners: Map<keyof AnalyticsEvents, Set<Listener<never>>> | undefined
+
+  on<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
+    this.#listeners ??= new Map()
+    let set = this.#listeners.get(event)
+    if (set === undefined) this.#listeners.set(event, (set = new Set()))
+    set.add(listener as Listener<never>)
+  }
+
+  off<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
+    this.#listeners?.get(event)?.delete(listener as Listener<never>)
+  }
+
+  /** Whether anyone listens to `event`. */
+  has(event: keyof AnalyticsEvents): boolean {
+    return (this.#listeners?.get(event)?.size ?? 0) > 0
+  }
+
+  emit<K extends keyof AnalyticsEvents>(event: K, payload: AnalyticsEvents[K]): void {
+    const set = this.#listeners?.get(event)
+    if (set === undefined) return
+    for (const listener of set) {
+      try {
+        ;(listener as Listener<K>)(payload)
+      } catch {
+        // A listener's own failure is its own: it must not stop delivery or the other listeners.
+      }
+    }
+  }
+}

@@ -1,0 +1,216 @@
+import removeTrailingSlash from 'remove-trailing-slash'
+import { ValidationError } from './errors'
+import type { ErrorHandler, FetchLike } from './types'
+
+/** The default region host. */
+export const DEFAULT_HOST = 'https://api.segment.io'
+
+/** The EU region host (plans with regional access only). */
+export const EU_HOST = 'https://events.eu1.segmentapis.com'
+
+/** Options of `new Analytics(writeKey, options)`. Every one is optional. */
+export interface AnalyticsOptions {
+  /**
+   * Base URL of the service (scheme and host, optionally a port and a path prefix). Trailing
+   * slashes are removed. Use {@link EU_HOST} for the EU region.
+   * @defaultValue `'https://api.segment.io'`
+   */
+  host?: string
+  /**
+   * Number of queued messages that triggers a flush. `1` sends every message as soon as it arrives.
+   * @defaultValue 20
+   */
+  flushAt?: number
+  /**
+   * Milliseconds after the last flush at which queued messages are flushed. `0` turns timed flushes off.
+   * @defaultValue 10000
+   */
+  flushInterval?: number
+  /**
+   * `false` sends nothing: messages are still validated and their callbacks and `flush` complete. For tests.
+   * @defaultValue true
+   */
+  enable?: boolean
+  /**
+   * Receives every failed request (and every refused message that has no callback). When set, no
+   * `flush()` rejects and nothing is thrown for a failed request.
+   */
+  errorHandler?: ErrorHandler
+  /**
+   * The fetch to send with. Default: node-fetch v2 with a keep-alive agent, loaded on the first send.
+   * Pass the global `fetch`, undici's, or a proxying fetch to use that instead (node-fetch is then never loaded).
+   */
+  fetch?: FetchLike
+  /**
+   * Milliseconds one HTTP attempt may take before it is aborted and counted as failed (and retried).
+   * @defaultValue 10000
+   */
+  timeout?: number
+  /**
+   * How many times a failed request is retried (network errors, timeouts, 408, 429, 5xx but 501 and 505).
+   * @defaultValue 3
+   */
+  maxRetries?: number
+  /**
+   * Base of the exponential backoff between retries, in milliseconds (full jitter: a random delay
+   * up to `retryDelay × 2^attempt`, capped by `maxRetryDelay`).
+   * @defaultValue 100
+   */
+  retryDelay?: number
+  /**
+   * Longest backoff between two attempts, in milliseconds. A `Retry-After` header is honoured up to 60 s.
+   * @defaultValue 10000
+   */
+  maxRetryDelay?: number
+  /**
+   * Longest time, in milliseconds, one request may spend in attempts and waits before it fails for good.
+   * @defaultValue 60000
+   */
+  maxRetryTime?: number
+  /**
+   * Most messages held at once (queued, in flight or waiting to retry). Past it a message is refused with a `QueueFullError`.
+   * @defaultValue 500000
+   */
+  maxQueueSize?: number
+  /**
+   * Most bytes of serialized messages held at once. Past it a message is refused with a `QueueFullError`.
+   * @defaultValue 268435456 (256 MiB)
+   */
+  maxQueueBytes?: number
+  /**
+   * Most requests in flight at once for this instance.
+   * @defaultValue 4
+   */
+  maxInFlight?: number
+  /**
+   * Most requests started per second by this instance (the service recommends at most 500).
+   * Past it, messages wait and go out in bigger batches.
+   * @defaultValue 500
+   */
+  maxRequestsPerSecond?: number
+  /**
+   * Send request bodies gzip-compressed (`Content-Encoding: gzip`). The 500 KB limit applies to the uncompressed body.
+   * @defaultValue false
+   */
+  compress?: boolean
+}
+
+/** Options after defaults and checks: what every stage after the constructor reads. */
+export interface ResolvedOptions {
+  readonly writeKey: string
+  readonly host: string
+  readonly flushAt: number
+  readonly flushIntervalMs: number
+  readonly enable: boolean
+  readonly errorHandler: ErrorHandler | undefined
+  readonly fetch: FetchLike | undefined
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly retryBaseMs: number
+  readonly retryCapMs: number
+  readonly maxRetryTimeMs: number
+  readonly maxQueueSize: number
+  readonly maxQueueBytes: number
+  readonly maxInFlight: number
+  readonly maxRequestsPerSecond: number
+  readonly compress: boolean
+}
+
+/** Defaults of every option, in one place. */
+export const DEFAULTS = Object.freeze({
+  host: DEFAULT_HOST,
+  flushAt: 20,
+  flushInterval: 10_000,
+  enable: true,
+  timeout: 10_000,
+  maxRetries: 3,
+  retryDelay: 100,
+  maxRetryDelay: 10_000,
+  maxRetryTime: 60_000,
+  maxQueueSize: 500_000,
+  maxQueueBytes: 256 * 1024 * 1024,
+  maxInFlight: 4,
+  maxRequestsPerSecond: 500,
+  compress: false,
+})
+
+/**
+ * Checks the write key and the options and fills in defaults.
+ * @throws ValidationError naming the option and the rule it breaks.
+ */
+export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = {}): ResolvedOptions {
+  if (typeof writeKey !== 'string' || writeKey.trim() === '') {
+    throw new ValidationError('writeKey', 'is required and must be a non-empty string', 'Analytics')
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ValidationError('options', 'must be an object', 'Analytics')
+  }
+  const o = options as Record<string, unknown>
+  return Object.freeze({
+    writeKey,
+    host: hostOption(o.host),
+    flushAt: integerOption(o, 'flushAt', 1),
+    flushIntervalMs: numberOption(o, 'flushInterval', 0),
+    enable: booleanOption(o, 'enable'),
+    errorHandler: functionOption(o, 'errorHandler') as ErrorHandler | undefined,
+    fetch: functionOption(o, 'fetch') as FetchLike | undefined,
+    timeoutMs: numberOption(o, 'timeout', 1),
+    maxRetries: integerOption(o, 'maxRetries', 0),
+    retryBaseMs: numberOption(o, 'retryDelay', 0),
+    retryCapMs: numberOption(o, 'maxRetryDelay', 0),
+    maxRetryTimeMs: numberOption(o, 'maxRetryTime', 0),
+    maxQueueSize: integerOption(o, 'maxQueueSize', 1),
+    maxQueueBytes: integerOption(o, 'maxQueueBytes', 1),
+    maxInFlight: integerOption(o, 'maxInFlight', 1),
+    maxRequestsPerSecond: numberOption(o, 'maxRequestsPerSecond', 1, 'requests per second'),
+    compress: booleanOption(o, 'compress'),
+  })
+}
+
+type Defaulted = keyof typeof DEFAULTS
+
+function hostOption(value: unknown): string {
+  if (value === undefined) return DEFAULTS.host
+  const rule = 'must be an http(s) URL such as "https://api.segment.io"'
+  if (typeof value !== 'string') throw new ValidationError('host', rule, 'Analytics')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ValidationError('host', rule, 'Analytics')
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new ValidationError('host', rule, 'Analytics')
+  }
+  return removeTrailingSlash(value.trim())
+}
+
+function integerOption(o: Record<string, unknown>, name: Defaulted, min: number): number {
+  const value = o[name] ?? DEFAULTS[name]
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new ValidationError(name, `must be an integer of at least ${min}`, 'Analytics')
+  }
+  return value
+}
+
+function numberOption(o: Record<string, unknown>, name: Defaulted, min: number, unit = 'milliseconds'): number {
+  const value = o[name] ?? DEFAULTS[name]
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min) {
+    throw new ValidationError(name, `must be a number of at least ${min} (${unit})`, 'Analytics')
+  }
+  return value
+}
+
+function booleanOption(o: Record<string, unknown>, name: Defaulted): boolean {
+  const value = o[name] ?? DEFAULTS[name]
+  if (typeof value !== 'boolean') throw new ValidationError(name, 'must be a boolean', 'Analytics')
+  return value
+}
+
+function functionOption(o: Record<string, unknown>, name: string): unknown {
+  const value = o[name]
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ValidationError(name, 'must be a function', 'Analytics')
+  }
+  return value
+}

@@ -1,0 +1,37 @@
+import type { QueuedEntry } from './queue/queue'
+import type { Message } from './types'
+
+/**
+ * Gives every entry its one outcome: its callback runs once, with `error` when it failed and the
+ * messages of its request as sent. The messages are parsed from the JSON already sent, once a
+ * request, and only when some entry has a callback. A callback that throws cannot disturb the
+ * others: what it threw goes to `report`.
+ */
+export function settle(entries: readonly QueuedEntry[], error: Error | undefined, report: (err: unknown) => void): void {
+  let batch: Message[] | undefined
+  for (const entry of entries) {
+    if (entry.callback === undefined) continue
+    batch ??= parseBatch(entries)
+    try {
+      entry.callback(error, batch)
+    } catch (err) {
+      report(err)
+    }
+  }
+}
+
+/** The messages of entries, as they were sent. */
+export function parseBatch(entries: readonly QueuedEntry[]): Message[] {
+  return entries.map((entry) => JSON.parse(entry.json) as Message)
+}
+
+/** Runs a callback for a message that was never queued, after the current call returns. */
+export function settleLater(callback: (err: Error | undefined, batch: undefined) => void, error: Error, report: (err: unknown) => void): void {
+  void Promise.resolve().then(() => {
+    try {
+      callback(error, undefined)
+    } catch (err) {
+      report(err)
+    }
+  })
+}

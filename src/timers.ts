@@ -1,0 +1,28 @@
+import { MAX_TIMER_MS } from './limits'
+
+/** A timer that can be made to hold the process open or not, and cancelled. */
+export interface Timer {
+  ref(): void
+  unref(): void
+  cancel(): void
+}
+
+/**
+ * Starts a timeout that does not keep the process alive. Timers are unref'd so that an idle
+ * client never holds a process open; callers that must hold it (a pending flush) call `ref()`.
+ */
+export function setUnrefTimeout(fn: () => void, ms: number): Timer {
+  const handle = setTimeout(fn, clampDelay(ms))
+  handle.unref()
+  return {
+    ref: () => void handle.ref(),
+    unref: () => void handle.unref(),
+    cancel: () => clearTimeout(handle),
+  }
+}
+
+/** Clamps a delay into what setTimeout honours: 0 to 2^31-1 ms. */
+export function clampDelay(ms: number): number {
+  if (!(ms > 0)) return 0
+  return ms > MAX_TIMER_MS ? MAX_TIMER_MS : Math.ceil(ms)
+}
