@@ -1,0 +1,67 @@
+import * as http from 'node:http'
+import { gunzipSync } from 'node:zlib'
+import type { AddressInfo } from 'node:net'
+
+/** One request the test server received. */
+export interface ReceivedRequest {
+  method: string
+  path: string
+  headers: http.IncomingHttpHeaders
+  bytes: number
+  body: any
+}
+
+/** A real HTTP server on 127.0.0.1 that records what arrives and answers with `respond`'s status. */
+export interface TestServer {
+  url: string
+  requests: ReceivedRequest[]
+  /** Every message received: batch items and single-message bodies. */
+  readonly messages: any[]
+  respond: (request: ReceivedRequest, index: number) => number
+  close(): Promise<void>
+}
+
+export async function startTestServer(respond: TestServer['respond'] = () => 200): Promise<TestServer> {
+  const requests: ReceivedRequest[] = []
+  const state = { respond }
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      let raw = Buffer.concat(chunks)
+      const bytes = raw.length
+      if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw)
+      let body: any
+      try {
+        body = JSON.parse(raw.toString('utf8'))
+      } catch {
+        body = undefined
+      }
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, bytes, body }
+      requests.push(request)
+      res.statusCode = state.respond(request, requests.length - 1)
+      res.setHeader('content-type', 'application/json')
+      res.end('{}')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get messages() {
+      return requests.flatMap((r) => (r.path === '/v1/batch' ? (r.body?.batch ?? []) : [r.body]))
+    },
+    get respond() {
+      return state.respond
+    },
+    set respond(fn) {
+      state.respond = fn
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}

@@ -1,0 +1,90 @@
+import { planBatch, buildBatchBody, buildSingleBody, bodyBytes, BATCH_ENVELOPE_BYTES } from '../../src/queue/batch'
+import type { QueuedEntry } from '../../src/queue/queue'
+import { MessageQueue } from '../../src/queue/queue'
+import { MAX_BATCH_BYTES } from '../../src'
+
+let seq = 0
+function entry(bytes: number, isAlias = false): QueuedEntry {
+  seq += 1
+  const filler = 'x'.repeat(Math.max(0, bytes - 13 - String(seq).length))
+  const json = `{"n":${seq},"p":"${filler}"}`
+  expect(Buffer.byteLength(json)).toBe(bytes)
+  return { seq, json, bytes, isAlias, callback: undefined }
+}
+
+const SENT_AT = '2026-01-01T00:00:00.000Z'
+
+describe('planBatch', () => {
+  it('takes nothing from an empty queue', () => {
+    expect(planBatch(() => undefined, 10, MAX_BATCH_BYTES)).toBe(0)
+  })
+
+  it('takes up to maxEntries', () => {
+    const entries = [entry(100), entry(100), entry(100)]
+    expect(planBatch((i) => entries[i], 2, MAX_BATCH_BYTES)).toBe(2)
+    expect(planBatch((i) => entries[i], 10, MAX_BATCH_BYTES)).toBe(3)
+  })
+
+  it('fills a body to the byte exactly and not one byte more', () => {
+    const entries = [entry(1000), entry(1000), entry(1000)]
+    const exact = BATCH_ENVELOPE_BYTES + 3000 + 2
+    expect(planBatch((i) => entries[i], 10, exact)).toBe(3)
+    expect(planBatch((i) => entries[i], 10, exact - 1)).toBe(2)
+    expect(buildBatchBody(entries, SENT_AT).length).toBe(exact)
+  })
+
+  it('sends an alias alone and stops a batch before an alias', () => {
+    const entries = [entry(100), entry(100, true), entry(100)]
+    expect(planBatch((i) => entries[i], 10, MAX_BATCH_BYTES)).toBe(1)
+    expect(planBatch((i) => entries[i + 1], 10, MAX_BATCH_BYTES)).toBe(1)
+  })
+
+  it('splits 2,000 messages of 3 KB into as few requests as fit in 500 KB', () => {
+    const queue = new MessageQueue()
+    for (let i = 0; i < 2000; i++) queue.push(entry(3000))
+    const sizes: number[] = []
+    while (queue.length > 0) {
+      const taken = queue.take(planBatch((i) => queue.at(i), queue.length, MAX_BATCH_BYTES))
+      const body = buildBatchBody(taken, SENT_AT)
+      expect(Buffer.byteLength(body)).toBe(bodyBytes(taken))
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BATCH_BYTES)
+      expect(JSON.parse(body).batch).toHaveLength(taken.length)
+      sizes.push(taken.length)
+    }
+    const perRequest = Math.floor((MAX_BATCH_BYTES - BATCH_ENVELOPE_BYTES + 1) / 3001)
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(2000)
+    expect(sizes.length).toBe(Math.ceil(2000 / perRequest))
+    expect(queue.bytes).toBe(0)
+  })
+})
+
+describe('bodies', () => {
+  it('builds a batch body that is valid JSON with sentAt', () => {
+    const body = JSON.parse(buildBatchBody([entry(50), entry(60)], SENT_AT))
+    expect(body.batch).toHaveLength(2)
+    expect(body.sentAt).toBe(SENT_AT)
+  })
+
+  it('builds a single-message body with sentAt, of the counted size', () => {
+    const e = entry(80, true)
+    const body = buildSingleBody(e, SENT_AT)
+    expect(JSON.parse(body)).toMatchObject({ n: e.seq, sentAt: SENT_AT })
+    expect(Buffer.byteLength(body)).toBe(bodyBytes([e]))
+  })
+})
+
+describe('MessageQueue', () => {
+  it('is first in, first out and keeps its byte count', () => {
+    const q = new MessageQueue()
+    const items = Array.from({ length: 3000 }, () => entry(20))
+    items.forEach((e) => q.push(e))
+    expect(q.bytes).toBe(60000)
+    const first = q.take(2500)
+    expect(first.map((e) => e.seq)).toEqual(items.slice(0, 2500).map((e) => e.seq))
+    expect(q.length).toBe(500)
+    expect(q.at(0)?.seq).toBe(items[2500].seq)
+    expect(q.take(1000)).toHaveLength(500)
+    expect(q.length).toBe(0)
+    expect(q.bytes).toBe(0)
+  })
+})
