@@ -78,10 +78,14 @@ async function attemptOnce(path: string, body: string, ctx: DeliveryContext): Pr
   const timer = setTimeout(() => controller.abort(new Error(`timed out after ${ctx.timeoutMs} ms`)), ctx.timeoutMs)
   timer.unref()
   try {
-    return await ctx.transport.send(path, body, controller.signal)
-  } catch (err) {
-    // An abort surfaces as AbortError; report the reason (our timeout) instead.
-    throw controller.signal.aborted && !ctx.signal.aborted ? controller.signal.reason : err
+    // Settles on the abort even when a custom fetch ignores its signal: no attempt outlives its timeout.
+    return await new Promise<TransportResponse>((resolve, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
+      ctx.transport.send(path, body, controller.signal).then(resolve, (err: unknown) => {
+        // An abort surfaces as an AbortError; the reason (our timeout, or the shutdown) says more.
+        reject(controller.signal.aborted ? controller.signal.reason : err)
+      })
+    })
   } finally {
     clearTimeout(timer)
     ctx.signal.removeEventListener('abort', abort)

@@ -249,6 +249,28 @@ describe('errors', () => {
   })
 })
 
+describe('timeouts', () => {
+  it('aborts an attempt after timeout ms, even when the fetch ignores its signal, and retries it', async () => {
+    let calls = 0
+    const hanging = (async () => {
+      calls += 1
+      return new Promise(() => undefined)
+    }) as unknown as RecordingFetch
+    const analytics = new Analytics('k', { host: HOST, fetch: hanging, timeout: 500, maxRetries: 1, retryDelay: 1 })
+    const cb = jest.fn()
+    analytics.track(aTrack(), cb)
+    await jest.advanceTimersByTimeAsync(499)
+    expect(calls).toBe(1)
+    await jest.advanceTimersByTimeAsync(2)
+    await jest.advanceTimersByTimeAsync(10)
+    expect(calls).toBe(2)
+    await jest.advanceTimersByTimeAsync(600)
+    expect(cb).toHaveBeenCalledTimes(1)
+    expect(cb.mock.calls[0][0]).toBeInstanceOf(DeliveryError)
+    expect(cb.mock.calls[0][0].message).toMatch(/timed out after 500 ms/)
+  })
+})
+
 describe('refused messages', () => {
   it('an invalid message without callback or errorHandler throws and queues nothing', async () => {
     const fetch = recordingFetch()
