@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', collector: 'src/collector/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

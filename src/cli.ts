@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { CLI_USAGE, parseCliArgs } from './collector/cli-args'
+import { runDev } from './collector/dev'
+import { VERSION } from './version'
+
+// The `eventrail` bin. One command today: `eventrail dev`, the local collector and its debugger.
+async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseCliArgs(argv)
+  if (parsed.command === 'help') {
+    process.stdout.write(CLI_USAGE)
+    return 0
+  }
+  if (parsed.command === 'version') {
+    process.stdout.write(`${VERSION}\n`)
+    return 0
+  }
+  if (parsed.command === 'error') {
+    process.stderr.write(`eventrail: ${parsed.message}\n\n${CLI_USAGE}`)
+    return 2
+  }
+  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+  const collector = await runDev(parsed.options, parsed.quiet, { write: (text) => process.stdout.write(text), color })
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+  })
+  await collector.close()
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err: unknown) => {
+    process.stderr.write(`eventrail: ${err instanceof Error ? err.message : String(err)}\n`)
+    process.exitCode = 1
+  },
+)

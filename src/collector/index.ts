@@ -1,0 +1,17 @@
+export { createCollector } from './server'
+export { COLLECTOR_DEFAULTS } from './options'
+export { judgeMessage, MESSAGE_TYPES, BATCH_TYPES } from './verdict'
+export type { Drop, MessageKind } from './verdict'
+export { selectDestinations, isHistorical } from './destinations'
+export { mergeEnvelope } from './envelope'
+export type {
+  Collector,
+  CollectorOptions,
+  CollectorEvents,
+  MessageRecord,
+  RequestRecord,
+  Verdict,
+  DropCode,
+} from './types'
+export { formatRecords, summarizeRecord } from './format'
+export type { RecordSummary } from './format'

@@ -1,0 +1,90 @@
+import type { JsonLinesWriter } from './jsonl'
+import type { CollectorEvents, MessageRecord, RequestRecord } from './types'
+
+type Listener<K extends keyof CollectorEvents> = (record: CollectorEvents[K]) => void
+
+/** A record before the store numbers it. */
+export type NewMessageRecord = Omit<MessageRecord, 'id'>
+
+/**
+ * The collector's memory: message and request records, oldest first, each list bounded (the
+ * oldest go first), every message also appended to the JSON-lines file when there is one, and
+ * every new record announced to listeners.
+ */
+export class RecordStore {
+  /** Message records, oldest first. The same array for the store's life: callers see it grow. */
+  readonly messages: MessageRecord[] = []
+  /** Request records, oldest first. */
+  readonly requests: RequestRecord[] = []
+  readonly #maxMessages: number
+  readonly #maxRequests: number
+  readonly #writer: JsonLinesWriter | undefined
+  readonly #listeners = new Map<keyof CollectorEvents, Set<Listener<never>>>()
+  readonly #clearListeners = new Set<() => void>()
+  #lastMessageId = 0
+  #lastRequestId = 0
+
+  constructor(maxMessages: number, maxRequests: number, writer: JsonLinesWriter | undefined) {
+    this.#maxMessages = maxMessages
+    this.#maxRequests = maxRequests
+    this.#writer = writer
+  }
+
+  /** A number for the next request, so that its messages can point to it before it is answered. */
+  nextRequestId(): number {
+    return ++this.#lastRequestId
+  }
+
+  /** Keeps a message record, writes it to the file and announces it. */
+  addMessage(fields: NewMessageRecord): MessageRecord {
+    const record: MessageRecord = Object.freeze({ id: ++this.#lastMessageId, ...fields })
+    push(this.messages, record, this.#maxMessages)
+    this.#writer?.write(record)
+    this.#emit('message', record)
+    return record
+  }
+
+  /** Keeps a request record and announces it. */
+  addRequest(record: RequestRecord): void {
+    Object.freeze(record)
+    push(this.requests, record, this.#maxRequests)
+    this.#emit('request', record)
+  }
+
+  /** Forgets every record held in memory (numbering goes on) and tells `onClear` listeners. */
+  clear(): void {
+    this.messages.length = 0
+    this.requests.length = 0
+    for (const listener of this.#clearListeners) listener()
+  }
+
+  on<K extends keyof CollectorEvents>(event: K, listener: Listener<K>): void {
+    let set = this.#listeners.get(event)
+    if (set === undefined) this.#listeners.set(event, (set = new Set()))
+    set.add(listener as Listener<never>)
+  }
+
+  off<K extends keyof CollectorEvents>(event: K, listener: Listener<K>): void {
+    this.#listeners.get(event)?.delete(listener as Listener<never>)
+  }
+
+  /** Calls `listener` whenever the records are cleared. */
+  onClear(listener: () => void): void {
+    this.#clearListeners.add(listener)
+  }
+
+  #emit<K extends keyof CollectorEvents>(event: K, record: CollectorEvents[K]): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        ;(listener as Listener<K>)(record)
+      } catch {
+        // A listener's bug must not cost the sender its 200 or the other listeners their record.
+      }
+    }
+  }
+}
+
+function push<T>(list: T[], item: T, max: number): void {
+  list.push(item)
+  if (list.length > max) list.splice(0, list.length - max)
+}
