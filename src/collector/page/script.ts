@@ -86,7 +86,7 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     tr.appendChild(cell('', summary(type, m)))
     tr.appendChild(cell('', verdictCell(r.verdict, r.reason)))
     tr.appendChild(cell('', destinationsCell(r)))
-    tr.appendChild(cell('mono', r.writeKey || ''))
+    tr.appendChild(cell('mono nowrap', r.writeKey || ''))
     return tr
   }
 

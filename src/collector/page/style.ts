@@ -22,7 +22,7 @@ select, input, button { font: inherit; padding: 4px 8px; border: 1px solid #c9d0
 button { cursor: pointer; } button:hover { border-color: var(--accent); }
 button[aria-pressed="true"] { background: var(--warn-bg); }
 main { display: grid; grid-template-columns: 1fr; align-items: start; }
-main.with-detail { grid-template-columns: minmax(0, 1fr) minmax(320px, 38%); }
+main.with-detail { grid-template-columns: minmax(0, 1fr) minmax(320px, 34%); }
 table { width: 100%; border-collapse: collapse; background: var(--panel); }
 th { position: sticky; top: 0; text-align: left; font-size: 12px; font-weight: 600; color: var(--muted); background: #eef1f4; padding: 6px 10px; border-bottom: 1px solid var(--line); }
 td { padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -32,6 +32,7 @@ tbody tr.selected { background: #e6ebff; }
 tbody tr.fresh { animation: fresh 1.2s ease-out; }
 @keyframes fresh { from { background: #fff6c7; } to { background: transparent; } }
 td.time { white-space: nowrap; font-variant-numeric: tabular-nums; color: var(--muted); }
+td.nowrap { white-space: nowrap; }
 td.mono, code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 .type { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 12px; background: #eef1f4; }
 .verdict { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 12px; font-weight: 600; }

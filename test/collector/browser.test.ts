@@ -1,0 +1,184 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { Analytics } from 'eventrail'
+import { createCollector } from '../../src/collector'
+import type { Collector } from '../../src/collector'
+import { post } from './helpers'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+// This test drives Debian's chromium (`.ci/install-browser.sh` installs it). On a machine without
+// it the test is skipped, as there is nothing to drive; in CI (CI=true) it always runs, so a
+// missing browser fails the build instead of passing silently.
+const describeWithBrowser = existsSync(CHROMIUM) || process.env.CI ? describe : describe.skip
+
+// Set EVENTRAIL_SCREENSHOT=docs/debugger.png to refresh the screenshot in the README.
+const SCREENSHOT = process.env.EVENTRAIL_SCREENSHOT
+
+jest.setTimeout(60_000)
+
+interface Row {
+  kind: string
+  type: string
+  verdict: string
+  writeKey: string
+  text: string
+  destinations: string[]
+  historical: boolean
+  hidden: boolean
+}
+
+describeWithBrowser('the debugger page in a browser', () => {
+  let collector: Collector
+  let profile: string
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    profile = await mkdtemp(join(tmpdir(), 'eventrail-chromium-'))
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1440, height: 860 },
+    })
+  })
+
+  afterAll(async () => {
+    await context?.close()
+    await rm(profile, { recursive: true, force: true })
+  })
+
+  beforeEach(async () => {
+    collector = await createCollector({
+      writeKeys: ['browser-key'],
+      destinations: ['Amplitude', 'Google Analytics', 'Mixpanel'],
+      historicalDestinations: ['Amplitude', 'Mixpanel'],
+    })
+    page = await context.newPage()
+    await page.goto(collector.url + '/')
+    await page.waitForSelector('#status[data-state="live"]')
+  })
+
+  afterEach(async () => {
+    await page?.close()
+    await collector.close()
+  })
+
+  const rows = (): Promise<Row[]> =>
+    page.$$eval('#rows tr', (trs) =>
+      trs.map((tr) => {
+        const d = (tr as HTMLElement).dataset
+        return {
+          kind: d.kind ?? '',
+          type: d.type ?? '',
+          verdict: d.verdict ?? '',
+          writeKey: d.writeKey ?? '',
+          text: (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
+          destinations: [...tr.querySelectorAll('.dest')].map((span) => span.textContent ?? ''),
+          historical: tr.querySelector('.historical') !== null,
+          hidden: (tr as HTMLElement).hidden,
+        }
+      }),
+    )
+
+  const waitForRows = (count: number) =>
+    page.waitForFunction((n) => document.querySelectorAll('#rows tr').length === n, count)
+
+  it('shows messages sent through the client as they arrive, newest first, with their verdicts', async () => {
+    const analytics = new Analytics('browser-key', { host: collector.url })
+    analytics.identify({ userId: 'user-42', traits: { name: 'Ada Lovelace', email: 'ada@example.com' } })
+    await analytics.flush()
+    await waitForRows(1)
+    expect((await rows())[0]).toMatchObject({ kind: 'message', type: 'identify', verdict: 'accepted', writeKey: 'browser-key' })
+
+    analytics.track({ userId: 'user-42', event: 'Order Completed', properties: { total: 42.5 } })
+    analytics.track({ userId: 'user-42', event: 'Newsletter Subscribed', integrations: { All: false, Mixpanel: true } })
+    analytics.track({ userId: 'user-42', event: 'Account Created', timestamp: new Date('2021-11-19T09:00:00Z') })
+    analytics.page({ anonymousId: 'anon-7', name: 'Pricing' })
+    analytics.group({ userId: 'user-42', groupId: 'acme' })
+    analytics.alias({ previousId: 'anon-7', userId: 'user-42' })
+    await analytics.flush()
+    const stale = new Analytics('stale-key', { host: collector.url })
+    stale.screen({ userId: 'user-42', name: 'Settings' })
+    await stale.flush()
+    await post(collector.url, '/v1/track', '{"userId": "user-42", "event":', { writeKey: 'browser-key' })
+    await waitForRows(9)
+
+    const shown = await rows()
+    expect(shown[0]).toMatchObject({ kind: 'rejected', verdict: 'rejected' })
+    expect(shown[0].text).toContain('400: the body is not valid JSON')
+    expect(shown[1]).toMatchObject({ type: 'screen', verdict: 'dropped', writeKey: 'stale-key' })
+    expect(shown[1].text).toContain('unknown write key "stale-key"')
+    expect(shown.slice(2).every((row) => row.verdict === 'accepted')).toBe(true)
+    const byEvent = (name: string) => shown.find((row) => row.text.includes(name))
+    expect(byEvent('Newsletter Subscribed')).toMatchObject({ destinations: ['Mixpanel'], historical: false })
+    expect(byEvent('Account Created')).toMatchObject({ destinations: ['Amplitude', 'Mixpanel'], historical: true })
+    expect(byEvent('Order Completed')).toMatchObject({ destinations: ['Amplitude', 'Google Analytics', 'Mixpanel'] })
+    // Newest first: the identify, flushed and awaited before anything else was sent, is at the bottom.
+    expect(shown[8].type).toBe('identify')
+    expect(shown.slice(2, 8).map((row) => row.type).sort()).toEqual(['alias', 'group', 'page', 'track', 'track', 'track'])
+    expect(await page.textContent('#count-all')).toBe('8')
+    expect(await page.textContent('#count-dropped')).toBe('1')
+    expect(await page.textContent('#count-rejected')).toBe('1')
+
+    if (SCREENSHOT) {
+      await page.click('#rows tr:nth-child(2)')
+      await page.screenshot({ path: SCREENSHOT, animations: 'disabled' })
+    }
+  })
+
+  it('filters by type, verdict and write key', async () => {
+    await post(collector.url, '/v1/batch', {
+      batch: [
+        { type: 'track', userId: 'u1', event: 'Kept' },
+        { type: 'track', userId: 'u1' },
+        { type: 'identify', userId: 'u1' },
+      ],
+    }, { writeKey: 'browser-key' })
+    await post(collector.url, '/v1/identify', { userId: 'u2' }, { writeKey: 'other-key' })
+    await waitForRows(4)
+    const visible = async () => (await rows()).filter((row) => !row.hidden).map((row) => row.text)
+
+    await page.selectOption('#filter-verdict', 'dropped')
+    expect(await visible()).toEqual([expect.stringContaining('unknown write key'), expect.stringContaining('"event" is required')])
+    await page.selectOption('#filter-type', 'track')
+    expect(await visible()).toEqual([expect.stringContaining('"event" is required')])
+    await page.selectOption('#filter-verdict', '')
+    await page.selectOption('#filter-type', '')
+    await page.selectOption('#filter-write-key', 'other-key')
+    expect(await visible()).toEqual([expect.stringContaining('u2')])
+  })
+
+  it('shows the full JSON of a message when its row is clicked', async () => {
+    await post(collector.url, '/v1/track', { userId: 'u1', event: 'Clicked', properties: { answer: 42 } }, { writeKey: 'browser-key' })
+    await waitForRows(1)
+    expect(await page.isHidden('#detail')).toBe(true)
+    await page.click('#rows tr')
+    const shown = JSON.parse((await page.textContent('#detail-json')) ?? '')
+    expect(shown).toEqual(JSON.parse(JSON.stringify(collector.messages[0])))
+    expect(shown.message.properties).toEqual({ answer: 42 })
+  })
+
+  it('empties the page when the records are cleared', async () => {
+    await post(collector.url, '/v1/identify', { userId: 'u1' }, { writeKey: 'browser-key' })
+    await waitForRows(1)
+    await page.click('#clear')
+    await waitForRows(0)
+    expect(collector.messages).toHaveLength(0)
+    expect(await page.textContent('#count-all')).toBe('0')
+  })
+})
