@@ -78,25 +78,24 @@ describeWithBrowser('the debugger page in a browser', () => {
     await collector.close()
   })
 
+  // These functions run in the page. The project's type-check has no DOM library, so page
+  // objects are typed loosely here.
   const rows = (): Promise<Row[]> =>
-    page.$$eval('#rows tr', (trs) =>
-      trs.map((tr) => {
-        const d = (tr as HTMLElement).dataset
-        return {
-          kind: d.kind ?? '',
-          type: d.type ?? '',
-          verdict: d.verdict ?? '',
-          writeKey: d.writeKey ?? '',
-          text: (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
-          destinations: [...tr.querySelectorAll('.dest')].map((span) => span.textContent ?? ''),
-          historical: tr.querySelector('.historical') !== null,
-          hidden: (tr as HTMLElement).hidden,
-        }
-      }),
+    page.$$eval('#rows tr', (trs: any[]) =>
+      trs.map((tr): Row => ({
+        kind: tr.dataset.kind ?? '',
+        type: tr.dataset.type ?? '',
+        verdict: tr.dataset.verdict ?? '',
+        writeKey: tr.dataset.writeKey ?? '',
+        text: String(tr.innerText).replace(/\s+/g, ' ').trim(),
+        destinations: [...tr.querySelectorAll('.dest')].map((span: any) => span.textContent ?? ''),
+        historical: tr.querySelector('.historical') !== null,
+        hidden: tr.hidden,
+      })),
     )
 
   const waitForRows = (count: number) =>
-    page.waitForFunction((n) => document.querySelectorAll('#rows tr').length === n, count)
+    page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('#rows tr').length === n, count)
 
   it('shows messages sent through the client as they arrive, newest first, with their verdicts', async () => {
     const analytics = new Analytics('browser-key', { host: collector.url })

@@ -99,7 +99,7 @@ describe('the debugger page and its live feed', () => {
 
   it('serves the records as JSON and clears them on POST /api/clear', async () => {
     await post(collector!.url, '/v1/identify', { userId: 'u' })
-    const body = await (await fetch(collector!.url + '/api/messages')).json()
+    const body = (await (await fetch(collector!.url + '/api/messages')).json()) as { messages: unknown[]; requests: unknown[] }
     expect(body.messages).toHaveLength(1)
     expect(body.requests).toHaveLength(1)
     expect((await fetch(collector!.url + '/api/clear', { method: 'POST' })).status).toBe(204)

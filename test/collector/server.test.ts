@@ -143,7 +143,7 @@ describe('gzip request bodies', () => {
       body,
     })
     expect(response.status).toBe(400)
-    expect((await response.json()).error).toMatch(/^decompressed body is \d+ bytes or more, over the limit of 512000 bytes/)
+    expect(((await response.json()) as { error: string }).error).toMatch(/^decompressed body is \d+ bytes or more, over the limit of 512000 bytes/)
   })
 
   it('answers 400 to a body that says gzip but is not', async () => {
