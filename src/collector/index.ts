@@ -15,3 +15,4 @@ export type {
 } from './types'
 export { formatRecords, summarizeRecord } from './format'
 export type { RecordSummary } from './format'
+export type { WaitOptions } from './wait'

@@ -8,6 +8,7 @@ import { normalizeCollectorOptions, type ResolvedCollectorOptions } from './opti
 import { servePage } from './page/serve'
 import { RecordStore } from './store'
 import type { Collector, CollectorEvents, CollectorOptions } from './types'
+import { MessageWaiter } from './wait'
 
 /**
  * Starts a local collector: the wire interface (`POST /v1/identify`, `/track`, `/page`, `/screen`,
@@ -35,6 +36,7 @@ export async function createCollector(options?: CollectorOptions): Promise<Colle
   const writer = resolved.out === undefined ? undefined : await openOut(resolved.out)
   const store = new RecordStore(resolved.maxMessages, resolved.maxRequests, writer)
   const streams = new EventStreams(store)
+  const waiter = new MessageWaiter(store)
   const server = createServer((req, res) => {
     route(req, res, store, streams, resolved).catch(() => {
       if (!res.headersSent) reply(res, 500, { success: false, error: 'the collector failed to handle this request' })
@@ -64,7 +66,11 @@ export async function createCollector(options?: CollectorOptions): Promise<Colle
       return collector
     },
     clear: () => store.clear(),
-    close: () => (closing ??= shutDown(server, streams, writer)),
+    waitForMessages: (count, waitOptions) => waiter.wait(count, waitOptions),
+    close: () => {
+      waiter.cancelAll()
+      return (closing ??= shutDown(server, streams, writer))
+    },
   }
   return collector
 }

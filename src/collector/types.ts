@@ -1,3 +1,5 @@
+import type { WaitOptions } from './wait'
+
 /** Options of {@link createCollector}. Every one is optional. */
 export interface CollectorOptions {
   /**
@@ -109,6 +111,7 @@ export interface RequestRecord {
   readonly id: number
   /** When the request arrived (ISO-8601). */
   readonly receivedAt: string
+  /** The HTTP method. */
   readonly method: string
   /** The path, without the query string. */
   readonly path: string
@@ -146,6 +149,17 @@ export interface Collector {
   on<K extends keyof CollectorEvents>(event: K, listener: (record: CollectorEvents[K]) => void): this
   /** Removes a listener added with `on`. */
   off<K extends keyof CollectorEvents>(event: K, listener: (record: CollectorEvents[K]) => void): this
+  /**
+   * Resolves with `messages` once it holds at least `count` records: for messages sent by a
+   * background flush. Rejects, saying how many arrived, after `timeout` ms (default 5000) or
+   * when the collector closes.
+   * @example
+   * ```ts
+   * analytics.track({ userId: 'u1', event: 'Later' }) // sent by the flush timer
+   * const [record] = await collector.waitForMessages(1)
+   * ```
+   */
+  waitForMessages(count: number, options?: WaitOptions): Promise<readonly MessageRecord[]>
   /** Forgets every record held in memory (the `out` file is kept) and empties open debugger pages. */
   clear(): void
   /** Stops the server, closes every connection (keep-alive and debugger streams) and the `out` file. */

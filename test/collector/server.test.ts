@@ -267,6 +267,23 @@ describe('memory, listeners and closing', () => {
     expect((await post(collector.url, '/v1/track', { userId: 'u', event: 'E' })).status).toBe(200)
   })
 
+  it('waitForMessages resolves once enough messages have arrived', async () => {
+    const waiting = collector.waitForMessages(2)
+    await post(collector.url, '/v1/identify', { userId: 'u1' })
+    await post(collector.url, '/v1/identify', { userId: 'u2' })
+    expect((await waiting).map((r) => r.message.userId)).toEqual(['u1', 'u2'])
+  })
+
+  it('waitForMessages rejects, saying how many arrived, when the time is up or the collector closes', async () => {
+    await post(collector.url, '/v1/identify', { userId: 'u1' })
+    await expect(collector.waitForMessages(3, { timeout: 10 })).rejects.toThrow(
+      'waitForMessages: 3 messages did not arrive within 10 ms (1 held)',
+    )
+    const waiting = collector.waitForMessages(5)
+    await collector.close()
+    await expect(waiting).rejects.toThrow('did not arrive before the collector closed')
+  })
+
   it('clear() forgets every record', async () => {
     await post(collector.url, '/v1/track', { userId: 'u', event: 'E' })
     collector.clear()
