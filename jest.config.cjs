@@ -8,6 +8,7 @@ module.exports = {
   },
   moduleNameMapper: {
     '^eventrail$': '<rootDir>/src/index.ts',
+    '^eventrail/testing$': '<rootDir>/src/testing/index.ts',
   },
   testTimeout: 20000,
 }

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', collector: 'src/collector/index.ts', cli: 'src/cli.ts' },
+  entry: { index: 'src/index.ts', collector: 'src/collector/index.ts', cli: 'src/cli.ts', testing: 'src/testing/index.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
