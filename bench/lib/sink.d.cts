@@ -1,0 +1,48 @@
+import type { Server } from 'node:http'
+
+export interface SinkOptions {
+  /** Largest body accepted, bytes. Default 500 KB (512,000). */
+  maxBodyBytes?: number
+  /** Largest batch item accepted when `checkEvents` is on, bytes. Default 32 KB (32,768). */
+  maxEventBytes?: number
+  /** Status for a body over `maxBodyBytes`. Default 400 (the wire spec's). */
+  oversizeStatus?: number
+  /** Measure every item, refuse a batch holding one over `maxEventBytes`, count them (also in refused bodies). */
+  checkEvents?: boolean
+}
+
+export interface SinkStats {
+  requests: number
+  accepted: number
+  refused: number
+  refusedOversize: number
+  refusedEventTooLarge: number
+  refusedInvalidJson: number
+  unauthorized: number
+  bytes: number
+  largestRequest: number
+  events: number
+  unique: number
+  duplicates: number
+  oversizeEventsReceived: number
+  byEvent: Record<string, number>
+  connections: number
+  peakSockets: number
+  openSockets: number
+  held: number
+  paused: boolean
+}
+
+export interface Sink {
+  server: Server
+  listen(port?: number): Promise<number>
+  stats(): SinkStats
+  reset(options?: SinkOptions): SinkStats
+  pause(): void
+  resume(): void
+  close(): Promise<void>
+}
+
+export function createSink(options?: SinkOptions): Sink
+export const MAX_BODY_BYTES: number
+export const MAX_EVENT_BYTES: number
