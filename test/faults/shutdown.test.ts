@@ -165,6 +165,17 @@ describe('the beforeExit flush (the event loop runs dry, nobody calls flush)', (
     expectAllArrived(server, 100)
   })
 
+  it('keeps the process alive while messages wait for the rate limit', async () => {
+    server = await startFaultServer()
+    const options = { flushAt: 1, maxRequestsPerSecond: 2, maxInFlight: 10 }
+    const { code, result } = await runChild('track-then-return.cjs', [server.url, '10', JSON.stringify(options)]).done
+    expect(code).toBe(0)
+    expect(result).toMatchObject({ messages: 10, ok: 10, notOnce: 0, unhandled: [] })
+    expect(result.errors).toEqual({})
+    expect(server.requests.map((r) => r.messages.length)).toEqual([1, 1, 8])
+    expectAllArrived(server, 10)
+  })
+
   it('exits by itself once retries run out against a server that is down, every callback with a DeliveryError', async () => {
     server = await startFaultServer()
     await server.close()
