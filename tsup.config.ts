@@ -8,6 +8,7 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   platform: 'node',
-  splitting: false,
+  // Shared chunks: one copy of the error classes, so `instanceof` works across entry points.
+  splitting: true,
   treeshake: true,
 })

@@ -1,7 +1,4 @@
-import * as http from 'node:http'
-import * as https from 'node:https'
-import { promisify } from 'node:util'
-import { gzip } from 'node:zlib'
+import type { Agent } from 'node:http'
 import { LIBRARY_NAME, VERSION } from '../version'
 import type { FetchLike } from '../types'
 
@@ -25,29 +22,39 @@ export interface TransportOptions {
   readonly compress: boolean
 }
 
-const gzipAsync = promisify(gzip)
-
 // Free sockets close after this long idle: a little under Node's own 5 s server keep-alive, so a
 // reused socket is not one the server is closing, and an idle client soon holds no socket.
 const FREE_SOCKET_TIMEOUT_MS = 4_000
 const MAX_SOCKETS_PER_HOST = 64
 
-let agents: { http: http.Agent; https: https.Agent } | undefined
-let nodeFetch: Promise<FetchLike> | undefined
-
-/** The process-wide keep-alive agents that node-fetch uses, one per protocol, made on first use. */
-function agentFor(url: URL): http.Agent {
-  agents ??= {
-    http: new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }),
-    https: new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }),
-  }
-  return url.protocol === 'http:' ? agents.http : agents.https
+interface DefaultFetch {
+  readonly fetch: FetchLike
+  readonly agentFor: (url: URL) => Agent
 }
 
-// node-fetch and its closure cost ~14 ms to load: only on the first send, never when `fetch` is given.
-function loadNodeFetch(): Promise<FetchLike> {
-  nodeFetch ??= import('node-fetch').then((mod) => mod.default as unknown as FetchLike)
-  return nodeFetch
+let defaultFetch: Promise<DefaultFetch> | undefined
+
+// node-fetch and its closure cost ~14 ms to load, node:http and node:https ~12 ms more: all are
+// loaded on the first send, not at import, and never when a `fetch` option is given. The
+// keep-alive agents, one per protocol, are shared by every instance in the process.
+function loadDefaultFetch(): Promise<DefaultFetch> {
+  defaultFetch ??= Promise.all([import('node-fetch'), import('node:http'), import('node:https')]).then(
+    ([nodeFetch, http, https]) => {
+      const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }
+      const httpAgent = new http.Agent(options)
+      const httpsAgent = new https.Agent(options)
+      return {
+        fetch: nodeFetch.default as unknown as FetchLike,
+        agentFor: (url: URL) => (url.protocol === 'http:' ? httpAgent : httpsAgent),
+      }
+    },
+  )
+  return defaultFetch
+}
+
+async function gzipBody(body: string): Promise<Buffer> {
+  const { gzip } = await import('node:zlib')
+  return new Promise((resolve, reject) => gzip(body, (err, result) => (err ? reject(err) : resolve(result))))
 }
 
 /** The `Authorization` header value: Basic auth with the write key as user name and an empty password. */
@@ -65,15 +72,14 @@ export function createHttpTransport(options: TransportOptions): Transport {
   if (options.compress) headers['Content-Encoding'] = 'gzip'
   return {
     async send(path, body, signal) {
-      const fetch = options.fetch ?? (await loadNodeFetch())
-      const payload = options.compress ? await gzipAsync(body) : body
-      const response = await fetch(options.host + path, {
-        method: 'POST',
-        headers,
-        body: payload,
-        signal,
-        ...(options.fetch ? {} : { agent: agentFor }),
-      })
+      const payload = options.compress ? await gzipBody(body) : body
+      const init = { method: 'POST', headers, body: payload, signal }
+      let response
+      if (options.fetch) response = await options.fetch(options.host + path, init)
+      else {
+        const { fetch, agentFor } = await loadDefaultFetch()
+        response = await fetch(options.host + path, { ...init, agent: agentFor })
+      }
       // Read the body to the end so that the socket goes back to the pool.
       await response.arrayBuffer().catch(() => undefined)
       return { status: response.status, retryAfter: response.headers.get('retry-after') }
