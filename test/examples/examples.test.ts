@@ -1,0 +1,115 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { createCollector, type Collector } from '../../src/collector'
+
+// Type-checks every example with examples/tsconfig.json (one tsc run that also emits them), then
+// runs each as its own process against a local collector on 127.0.0.1, the way a user would:
+// the examples import 'eventrail', which resolves to the built dist/ through package.json exports.
+const ROOT = join(__dirname, '..', '..')
+const OUT = join(ROOT, '.examples-build', `jest-${process.pid}`)
+const WRITE_KEY = 'EXAMPLES_WRITE_KEY'
+
+let collector: Collector
+const children: ChildProcess[] = []
+
+beforeAll(() => {
+  if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'examples/tsconfig.json', '--outDir', OUT, '--pretty', 'false'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  if (tsc.status !== 0) throw new Error(`examples do not type-check:\n${tsc.stdout}${tsc.stderr}`)
+})
+afterAll(() => rmSync(OUT, { recursive: true, force: true }))
+
+beforeEach(async () => {
+  collector = await createCollector()
+})
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  await collector.close()
+})
+
+interface Run {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+}
+
+function start(example: string, env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [join(OUT, `${example}.js`)], {
+    cwd: ROOT,
+    env: { ...process.env, EVENTRAIL_HOST: collector.url, EVENTRAIL_WRITE_KEY: WRITE_KEY, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.push(child)
+  let output = ''
+  child.stdout?.on('data', (chunk) => (output += chunk))
+  child.stderr?.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+function accepted(event?: string) {
+  return collector.messages.filter((r) => r.verdict === 'accepted' && (event === undefined || r.message.event === event))
+}
+
+describe('examples', () => {
+  it('typed-events.ts sends its identify, group and three tracks, all accepted', async () => {
+    const run = start('typed-events')
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain('5 messages sent')
+    expect(collector.messages.map((r) => [r.type, r.verdict])).toEqual([
+      ['identify', 'accepted'],
+      ['group', 'accepted'],
+      ['track', 'accepted'],
+      ['track', 'accepted'],
+      ['track', 'accepted'],
+    ])
+    expect(accepted('Order Completed')[0].message.properties).toEqual({ orderId: 'o-1001', total: 39, currency: 'EUR' })
+  })
+
+  it('serverless.ts delivers every message before the handler returns, although the process ends right after', async () => {
+    const run = start('serverless')
+    expect(await run.exited).toBe(0)
+    expect(JSON.parse(run.output().trim())).toEqual({ statusCode: 200, body: JSON.stringify({ pages: 12 }) })
+    expect(accepted().map((r) => r.message.event)).toEqual(['Report Requested', 'Report Generated'])
+    expect(accepted().every((r) => r.writeKey === WRITE_KEY)).toBe(true)
+  })
+
+  it('multi-tenant.ts sends with one write key per tenant and drains them all on shutdown', async () => {
+    const run = start('multi-tenant', { EVENTRAIL_TENANT_KEYS: 'KEY_A,KEY_B,KEY_C' })
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain('3 tenants')
+    const perKey: Record<string, number> = {}
+    for (const record of accepted('Document Saved')) perKey[record.writeKey ?? ''] = (perKey[record.writeKey ?? ''] ?? 0) + 1
+    expect(perKey).toEqual({ KEY_A: 1, KEY_B: 2, KEY_C: 3 })
+  })
+
+  it('express-server.ts tracks each order on its route and sends them all when stopped with SIGTERM', async () => {
+    const run = start('express-server', { PORT: '0' })
+    const url = await new Promise<string>((resolve, reject) => {
+      run.child.stdout?.on('data', () => {
+        const match = /listening on (http:\/\/\S+)/.exec(run.output())
+        if (match) resolve(match[1])
+      })
+      run.exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${run.output()}`)))
+    })
+    const order = (body: object) =>
+      fetch(url + '/orders', { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify(body) })
+
+    const responses = [await order({ userId: 'u1', total: 42 }), await order({ userId: 'u2', total: 7 }), await order({ userId: 'u3' })]
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 400])
+    const orderIds = await Promise.all(responses.slice(0, 2).map(async (r) => ((await r.json()) as { orderId: string }).orderId))
+
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain('drained: 2 sent, 0 failed')
+    expect(accepted('Order Completed').map((r) => r.message.properties)).toEqual([
+      { orderId: orderIds[0], total: 42 },
+      { orderId: orderIds[1], total: 7 },
+    ])
+  })
+})
