@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Analytics, DeliveryError, MAX_BATCH_BYTES } from '../../src'
+import { createCollector, type Collector } from '../../src/collector'
 import { startTestServer, type TestServer } from '../helpers/test-server'
 import { aTrack, aTrackOfSize } from '../helpers/messages'
 
@@ -24,8 +25,61 @@ afterEach(async () => {
   expect(unhandled).toEqual([])
 })
 
-describe('the client against a real HTTP server', () => {
-  it('delivers every kind of message with Basic auth and JSON', async () => {
+describe('the client against the local collector', () => {
+  let collector: Collector
+  beforeEach(async () => {
+    collector = await createCollector({ writeKeys: ['live-key', 'key-a', 'key-b'], destinations: ['Amplitude'] })
+  })
+  afterEach(() => collector.close())
+
+  it('delivers every kind of message, each accepted by the collector', async () => {
+    const analytics = new Analytics('live-key', { host: collector.url })
+    analytics
+      .identify({ userId: 'u1', traits: { email: 'ada@example.com' } })
+      .track({ userId: 'u1', event: 'Signed Up', integrations: { Amplitude: false } })
+      .page({ userId: 'u1', name: 'Home', category: 'Docs' })
+      .screen({ anonymousId: 'a1', name: 'Settings' })
+      .group({ userId: 'u1', groupId: 'g1', traits: { plan: 'pro' } })
+      .alias({ previousId: 'a1', userId: 'u1' })
+    await analytics.flush()
+    const records = collector.messages
+    expect(records.map((r) => r.type).sort()).toEqual(['alias', 'group', 'identify', 'page', 'screen', 'track'])
+    for (const record of records) expect(record).toMatchObject({ verdict: 'accepted', writeKey: 'live-key' })
+    expect(records.find((r) => r.type === 'track')?.destinations).toEqual([])
+    expect(collector.requests.map((r) => r.status)).toEqual(collector.requests.map(() => 200))
+    expect(collector.requests.filter((r) => r.path === '/v1/alias')).toHaveLength(1)
+  })
+
+  it('delivers 2,000 messages of ~3 KB complete and accepted, in requests all within 500 KB', async () => {
+    const analytics = new Analytics('live-key', { host: collector.url, flushAt: 100 })
+    let called = 0
+    for (let i = 0; i < 2000; i++) analytics.track(aTrackOfSize(3 * 1024, { messageId: `m-${i}` }), () => (called += 1))
+    await analytics.flush()
+    const ids = collector.messages.filter((r) => r.verdict === 'accepted').map((r) => r.message.messageId)
+    expect(new Set(ids).size).toBe(2000)
+    expect(called).toBe(2000)
+    for (const request of collector.requests) {
+      expect(request.status).toBe(200)
+      expect(request.bytes).toBeLessThanOrEqual(MAX_BATCH_BYTES)
+    }
+  })
+
+  it('two instances with different write keys do not interfere', async () => {
+    const a = new Analytics('key-a', { host: collector.url })
+    const b = new Analytics('key-b', { host: collector.url, flushAt: 1 })
+    for (let i = 0; i < 5; i++) {
+      a.track(aTrack({ event: 'A' }))
+      b.track(aTrack({ event: 'B' }))
+    }
+    await Promise.all([a.flush(), b.flush()])
+    const events = (key: string) => collector.messages.filter((r) => r.writeKey === key).map((r) => r.message.event)
+    expect(events('key-a')).toEqual(['A', 'A', 'A', 'A', 'A'])
+    expect(events('key-b')).toEqual(['B', 'B', 'B', 'B', 'B'])
+  })
+})
+
+describe('the client against a plain HTTP server', () => {
+  it('sends Basic auth, JSON and a User-Agent on every request', async () => {
     const analytics = new Analytics('live-key', { host: server.url })
     analytics
       .identify({ userId: 'u1', traits: { email: 'ada@example.com' } })
@@ -40,23 +94,9 @@ describe('the client against a real HTTP server', () => {
       expect(request.method).toBe('POST')
       expect(request.headers.authorization).toBe('Basic ' + Buffer.from('live-key:').toString('base64'))
       expect(request.headers['content-type']).toBe('application/json')
+      expect(request.headers['user-agent']).toMatch(/^eventrail\/\d+\.\d+\.\d+/)
     }
     expect(server.requests.filter((r) => r.path === '/v1/alias')).toHaveLength(1)
-  })
-
-  it('delivers 2,000 messages of ~3 KB complete, in requests all within 500 KB', async () => {
-    const analytics = new Analytics('k', { host: server.url, flushAt: 100 })
-    const ids = new Set<string>()
-    let called = 0
-    for (let i = 0; i < 2000; i++) analytics.track(aTrackOfSize(3 * 1024, { messageId: `m-${i}` }), () => (called += 1))
-    for (let i = 0; i < 2000; i++) ids.add(`m-${i}`)
-    await analytics.flush()
-    const received = server.messages.map((m) => m.messageId)
-    expect(received).toHaveLength(2000)
-    expect(new Set(received)).toEqual(ids)
-    expect(called).toBe(2000)
-    for (const request of server.requests) expect(request.bytes).toBeLessThanOrEqual(MAX_BATCH_BYTES)
-    expect(server.requests.some((r) => r.bytes > MAX_BATCH_BYTES * 0.9)).toBe(true)
   })
 
   it('refuses a 40 KB message and sends the rest', async () => {
@@ -94,21 +134,6 @@ describe('the client against a real HTTP server', () => {
     expect(cb).toHaveBeenCalledWith(undefined, expect.any(Array))
   })
 
-  it('two instances with different write keys do not interfere', async () => {
-    const a = new Analytics('key-a', { host: server.url })
-    const b = new Analytics('key-b', { host: server.url, flushAt: 1 })
-    for (let i = 0; i < 5; i++) {
-      a.track(aTrack({ event: 'A' }))
-      b.track(aTrack({ event: 'B' }))
-    }
-    await Promise.all([a.flush(), b.flush()])
-    const byKey = (key: string) =>
-      server.requests
-        .filter((r) => r.headers.authorization === 'Basic ' + Buffer.from(`${key}:`).toString('base64'))
-        .flatMap((r) => r.body.batch.map((m: { event: string }) => m.event))
-    expect(byKey('key-a')).toEqual(['A', 'A', 'A', 'A', 'A'])
-    expect(byKey('key-b')).toEqual(['B', 'B', 'B', 'B', 'B'])
-  })
 })
 
 describe('the built package', () => {
