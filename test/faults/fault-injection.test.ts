@@ -47,7 +47,9 @@ function chaos(seed: number): (index: number) => Fault {
   }
 }
 
-const FAST: AnalyticsOptions = { flushAt: 20, timeout: 150, retryDelay: 2, maxRetryDelay: 20, maxInFlight: 8 }
+// timeout: long enough that a loaded machine's slow 200 is rarely taken for a hang; a 200 the
+// client did time out is sent again (the same messageId), so duplicates are allowed.
+const FAST: AnalyticsOptions = { flushAt: 20, timeout: 1_000, retryDelay: 2, maxRetryDelay: 20, maxInFlight: 8 }
 
 let server: FaultServer
 let analytics: Analytics | undefined
@@ -89,7 +91,7 @@ function requestsKeepOrder(s: FaultServer): boolean {
 }
 
 describe('fault injection: 10,000 messages against a server that fails 40 % of requests', () => {
-  it('delivers every message exactly once and calls every callback exactly once when retries are enough', async () => {
+  it('delivers every message and calls every callback exactly once, without an error, when retries are enough', async () => {
     server = await startFaultServer(chaos(42))
     analytics = new Analytics('fault-key', { host: server.url, ...FAST, maxRetries: 60, maxRetryTime: 30_000 })
     const retries: RetryInfo[] = []
@@ -109,21 +111,15 @@ describe('fault injection: 10,000 messages against a server that fails 40 % of r
     expect(outcomes.settled).toBe(MESSAGES)
     expect(outcomes.notExactlyOnce()).toEqual([])
     expect(outcomes.errorNames()).toEqual({})
-    expect(ids.filter((id) => server.accepted.get(id) !== 1)).toEqual([])
-    expect(server.acceptedMessages).toHaveLength(MESSAGES)
+    expect(ids.filter((id) => !server.accepted.has(id))).toEqual([])
+    expect(server.accepted.size).toBe(MESSAGES)
     expect(requestsKeepOrder(server)).toBe(true)
 
-    const accepted2xx = server.requests.filter((r) => r.status === 200).length
-    expect(retries).toHaveLength(server.arrivals - accepted2xx)
-    expect(analytics.stats()).toEqual({
-      queued: 0,
-      inFlight: 0,
-      sent: MESSAGES,
-      failed: 0,
-      dropped: 0,
-      retried: server.arrivals - accepted2xx,
-      requests: accepted2xx,
-    })
+    // Every attempt was either the request's last (delivered) or followed by a retry.
+    const stats = analytics.stats()
+    expect(stats).toMatchObject({ queued: 0, inFlight: 0, sent: MESSAGES, failed: 0, dropped: 0 })
+    expect(stats.retried).toBe(retries.length)
+    expect(stats.requests + stats.retried).toBe(server.arrivals)
   }, 60_000)
 
   it('gives every message exactly one outcome, delivered or a DeliveryError, when retries run out', async () => {
@@ -142,10 +138,10 @@ describe('fault injection: 10,000 messages against a server that fails 40 % of r
     // With one retry and 40 % faults, some requests fail twice in a row.
     expect(failed.length).toBeGreaterThan(0)
     expect(failed.every((id) => outcomes.get(id)?.error instanceof DeliveryError)).toBe(true)
-    // A failure is never a message the server took; a success always is, exactly once.
-    expect(failed.filter((id) => server.accepted.has(id))).toEqual([])
-    expect(delivered.filter((id) => server.accepted.get(id) !== 1)).toEqual([])
-    expect(server.acceptedMessages).toHaveLength(delivered.length)
+    // A success is always a message the server took. (A failure may have been taken too: an
+    // answer that came after the client's timeout.)
+    expect(delivered.filter((id) => !server.accepted.has(id))).toEqual([])
+    expect(server.accepted.size).toBe(delivered.length)
     expect(requestsKeepOrder(server)).toBe(true)
 
     expect(analytics.stats()).toMatchObject({ queued: 0, inFlight: 0, sent: delivered.length, failed: failed.length, dropped: 0 })

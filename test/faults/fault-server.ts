@@ -170,7 +170,17 @@ export async function startFaultServer(decide: FaultServer['decide'] = () => ({ 
         server.close(() => resolve())
         for (const socket of sockets) socket.destroy()
       }),
-    reopen: () => listen(port),
+    // The port may for a moment be an outgoing connection's ephemeral port: try again a few times.
+    reopen: async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await listen(port)
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 40) throw err
+          await sleep(50)
+        }
+      }
+    },
   }
 }
 

@@ -46,35 +46,41 @@ function runOutageChild(env: Record<string, string>): Promise<{ code: number | n
 describe('an outage: the server is down while 100,000 messages are tracked', () => {
   it('keeps memory flat, refuses the overflow with QueueFullError and delivers the queued ones when the server is back', async () => {
     const { code, stderr, result } = await runOutageChild({ TOTAL: '100000', MAX_QUEUE: '1000', OUTAGE_MS: '2000' })
-    expect(stderr).toBe('')
-    expect(code).toBe(0)
-    expect(result.unhandled).toEqual([])
+    try {
+      expect(stderr).toBe('')
+      expect(code).toBe(0)
+      expect(result.unhandled).toEqual([])
 
-    // Memory: bounded and flat.
-    const heap: number[] = result.samples.map((s: number[]) => s[1])
-    const held: number[] = result.samples.map((s: number[]) => s[2])
-    expect(Math.max(...heap, ...result.outageSamples)).toBeLessThan(HEAP_BOUND_BYTES)
-    const at11k = result.samples.find((s: number[]) => s[0] === 11_000)[1]
-    expect(Math.max(...heap.slice(1), ...result.outageSamples) - at11k).toBeLessThan(HEAP_FLAT_BYTES)
-    expect(held.every((n) => n === 1_000)).toBe(true)
-    expect(result.afterTracking.queued + result.afterTracking.inFlight).toBe(1_000)
-    expect(result.duringOutage.queued + result.duringOutage.inFlight).toBe(1_000)
-    expect(result.retriesDuringOutage).toBeGreaterThan(result.afterTracking.retried) // it kept retrying
+      // Memory: bounded and flat.
+      const heap: number[] = result.samples.map((s: number[]) => s[1])
+      const held: number[] = result.samples.map((s: number[]) => s[2])
+      expect(Math.max(...heap, ...result.outageSamples)).toBeLessThan(HEAP_BOUND_BYTES)
+      const at11k = result.samples.find((s: number[]) => s[0] === 11_000)[1]
+      expect(Math.max(...heap.slice(1), ...result.outageSamples) - at11k).toBeLessThan(HEAP_FLAT_BYTES)
+      expect(held.every((n) => n === 1_000)).toBe(true)
+      expect(result.afterTracking.queued + result.afterTracking.inFlight).toBe(1_000)
+      expect(result.duringOutage.queued + result.duringOutage.inFlight).toBe(1_000)
+      expect(result.retriesDuringOutage).toBeGreaterThan(result.afterTracking.retried) // it kept retrying
 
-    // Every refused message was told: QueueFullError in its callback, or in errorHandler when it had none.
-    expect(result.notOnce).toBe(0)
-    expect(result.otherErrors).toEqual({})
-    expect(result.refusedWithCallback + result.handlerErrors.QueueFullError).toBe(99_000)
-    expect(result.handlerErrors).toEqual({ QueueFullError: 99_000 - result.refusedWithCallback })
-    expect(result.afterTracking.dropped).toBe(99_000)
-    expect(result.refusedButReceived).toBe(0)
+      // Every refused message was told: QueueFullError in its callback, or in errorHandler when it had none.
+      expect(result.notOnce).toBe(0)
+      expect(result.otherErrors).toEqual({})
+      expect(result.refusedWithCallback + result.handlerErrors.QueueFullError).toBe(99_000)
+      expect(result.handlerErrors).toEqual({ QueueFullError: 99_000 - result.refusedWithCallback })
+      expect(result.afterTracking.dropped).toBe(99_000)
+      expect(result.refusedButReceived).toBe(0)
 
-    // After the outage, the 1,000 queued messages were delivered, once each.
-    expect(result.afterRecovery).toMatchObject({ queued: 0, inFlight: 0, sent: 1_000, failed: 0 })
-    expect(result.received).toBe(1_000)
-    expect(result.receivedMessages).toBe(1_000)
-    expect(result.acceptedButMissing).toBe(0)
-    expect(result.duplicates).toBe(0)
+      // After the outage, the 1,000 queued messages were delivered, once each.
+      expect(result.afterRecovery).toMatchObject({ queued: 0, inFlight: 0, sent: 1_000, failed: 0 })
+      expect(result.received).toBe(1_000)
+      expect(result.receivedMessages).toBe(1_000)
+      expect(result.acceptedButMissing).toBe(0)
+      expect(result.duplicates).toBe(0)
+    } catch (err) {
+      // The child's whole report, to tell a bound that moved from a slow machine.
+      ;(err as Error).message += `\n\nchild report: ${JSON.stringify({ code, stderr, result })}`
+      throw err
+    }
   }, 60_000)
 })
 
