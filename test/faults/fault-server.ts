@@ -12,6 +12,8 @@ export type Fault =
   | { kind: 'hang' }
   /** Reads the body and answers `status` after `ms`. */
   | { kind: 'delay'; ms: number; status?: number }
+  /** Reads the body and answers `status` once `open` resolves. */
+  | { kind: 'gate'; open: Promise<unknown>; status?: number }
 
 /** One request the server read to the end (a reset request is counted but never read). */
 export interface SeenRequest {
@@ -119,6 +121,7 @@ export async function startFaultServer(decide: FaultServer['decide'] = () => ({ 
       }
       if (fault.kind === 'status') answer(fault.status, fault.headers)
       else if (fault.kind === 'delay') setTimeout(() => answer(fault.status ?? 200), fault.ms)
+      else if (fault.kind === 'gate') void fault.open.then(() => answer(fault.status ?? 200))
       // 'hang': no answer; close() destroys the socket.
     })
   })

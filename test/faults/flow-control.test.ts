@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('maxInFlight', () => {
   it.each([1, 2, 5])('never has more than %i requests open at once, and reaches that many', async (maxInFlight) => {
-    const s = await server(() => ({ kind: 'delay', ms: 15 }))
+    const s = await server(() => ({ kind: 'delay', ms: 50 }))
     const analytics = client(s, { flushAt: 1, maxInFlight })
     const outcomes = new Outcomes()
     for (let i = 0; i < 200; i++) {

@@ -25,11 +25,11 @@ function listen(client: Analytics) {
 
 describe('stats() and on() events', () => {
   it('count what happened: sent, failed, dropped, retried, requests, queued and in flight', async () => {
-    // Request 0 gets a 503, its retry waits 150 ms for a 200; an alias gets a 400.
+    // Request 0 gets a 503, its retry waits 500 ms for a 200; an alias gets a 400.
     server = await startFaultServer((index, path) =>
       path === '/v1/alias' ? { kind: 'status', status: 400 }
       : index === 0 ? { kind: 'status', status: 503 }
-      : index === 1 ? { kind: 'delay', ms: 150 }
+      : index === 1 ? { kind: 'delay', ms: 500 }
       : { kind: 'status', status: 200 },
     )
     analytics = new Analytics('obs-key', { host: server.url, flushAt: 1_000, flushInterval: 0, maxQueueSize: 5, retryDelay: 1, maxRetryDelay: 2, errorHandler: () => undefined })
