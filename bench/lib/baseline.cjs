@@ -6,6 +6,8 @@
 // Policy (the same one eventrail documents, so the ratios measure cost, not policy):
 // - a flush starts when `flushAt` events are queued, when `flush()` is called, or
 //   `flushInterval` ms after the first event that did not start one (an unref'd timer);
+//   one started by track() runs in a microtask, after the caller's synchronous code, so that
+//   track() itself only enqueues and the events of that run of calls share a request;
 // - a flush sends everything queued, split into requests of at most 500 KB (exact UTF-8 bytes);
 // - at most `maxInFlight` (4) requests at once per client; a freed slot sends the next batch
 //   when a flush is pending or `flushAt` events are queued;
@@ -83,6 +85,11 @@ class BaselineClient {
     this.flushing = false
     this.timer = undefined
     this.waiters = []
+    this.pumpScheduled = false
+    this.pumpSoon = () => {
+      this.pumpScheduled = false
+      this.pump()
+    }
     this.sent = 0
     this.failed = 0
     this.refused = 0
@@ -96,13 +103,16 @@ class BaselineClient {
 
   /** Enriches, serializes once and queues a track event. */
   track(message) {
-    const text = JSON.stringify({
-      ...message,
-      type: 'track',
-      messageId: randomUUID(),
-      timestamp: new Date().toISOString(),
-      context: message.context === undefined ? { library: LIBRARY } : { ...message.context, library: LIBRARY },
-    })
+    // Object.assign, not `{ ...message, type, … }`: on Node 20 (V8 11.3) a spread followed by
+    // more properties costs several µs more per call, in building the object and in stringifying it.
+    const text = JSON.stringify(
+      Object.assign({}, message, {
+        type: 'track',
+        messageId: randomUUID(),
+        timestamp: new Date().toISOString(),
+        context: message.context === undefined ? { library: LIBRARY } : Object.assign({}, message.context, { library: LIBRARY }),
+      }),
+    )
     const bytes = Buffer.byteLength(text)
     if (bytes > MAX_EVENT_BYTES) {
       this.refused += 1
@@ -110,8 +120,12 @@ class BaselineClient {
     }
     this.texts.push(text)
     this.bytes.push(bytes)
-    if (this.queued >= this.flushAt) this.pump()
-    else if (this.timer === undefined && this.flushInterval > 0) {
+    if (this.queued >= this.flushAt) {
+      if (!this.pumpScheduled) {
+        this.pumpScheduled = true
+        queueMicrotask(this.pumpSoon)
+      }
+    } else if (this.timer === undefined && this.flushInterval > 0) {
       this.timer = setTimeout(() => {
         this.timer = undefined
         this.flushing = true

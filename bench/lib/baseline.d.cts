@@ -24,6 +24,7 @@ export class BaselineClient {
   refused: number
   requests: number
   timer: ReturnType<typeof setTimeout> | undefined
+  pumpScheduled: boolean
   track(message: { userId?: string; anonymousId?: string; event: string; properties?: object; context?: object }): this
   flush(): Promise<void>
   stats(): BaselineStats

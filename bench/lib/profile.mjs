@@ -7,6 +7,11 @@ import { SourceMap } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { basename } from 'node:path'
 
+const root = new URL('../../', import.meta.url).href
+// eventrail's built files: the runner's snapshot of dist/ (bench/lib/snapshot.mjs), or dist/ itself.
+const SNAPSHOT_DIST = root + 'bench/.snapshot/node_modules/eventrail/dist/'
+const REPO_DIST = root + 'dist/'
+
 const maps = new Map()
 
 function sourceMapFor(url) {
@@ -29,7 +34,7 @@ function locate(frame) {
   const name = functionName || '(anonymous)'
   if (!url) return { group: 'v8', key: name }
   if (url.startsWith('node:')) return { group: 'node', key: `${url.replace(/^node:(internal\/)?/, '')}:${name}` }
-  if (/\/(\.snapshot\/node_modules\/eventrail\/)?dist\/index\.c?js$/.test(url)) {
+  if (url.startsWith(SNAPSHOT_DIST) || url.startsWith(REPO_DIST)) {
     const entry = sourceMapFor(url)?.findEntry(lineNumber, columnNumber)
     const source = entry?.originalSource ? entry.originalSource.replace(/^.*?src\//, 'src/') : basename(url)
     return { group: 'eventrail', key: `${source}:${name}` }

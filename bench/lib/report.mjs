@@ -121,7 +121,7 @@ export function renderTables(results) {
     out.push('', '### 5. Big payloads: 300 valid events of 28–31 KB (half multi-byte text) and 20 of ~40 KB, default options', '')
     out.push(
       table(
-        ['client', 'requests', 'largest request (KB)', 'requests over 500 KB', 'oversize events sent', 'valid events lost (of 300)', 'events refused by the client'],
+        ['client', 'requests', 'largest request (KB)', 'requests over 500 KB', 'oversize events sent', 'valid events lost (of 300)', 'refused or failed (client\'s own count)'],
         rowsOf(S.big, clients, [
           v('requests'),
           v('largestRequestKb', 1),

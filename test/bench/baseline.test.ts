@@ -92,11 +92,13 @@ describe('the bench baseline client', () => {
     }
   })
 
-  it('sends a batch when flushAt events are queued, without waiting for flush()', async () => {
+  it('sends a batch when flushAt events are queued, once the caller yields, without waiting for flush()', async () => {
     const server = await startRecorder()
     try {
       const client = new BaselineClient('k', { host: `http://127.0.0.1:${server.port}`, flushAt: 3 })
       for (let i = 0; i < 3; i++) client.track(event(i))
+      expect(client.stats()).toMatchObject({ queued: 3, inFlight: 0 })
+      await Promise.resolve()
       expect(client.stats()).toMatchObject({ queued: 0, inFlight: 1 })
       await client.flush()
       expect(server.received.map((r) => r.body.batch.length)).toEqual([3])
@@ -126,7 +128,10 @@ describe('the bench baseline client', () => {
     try {
       sink.pause()
       const client = new BaselineClient('k', { host: `http://127.0.0.1:${port}`, flushAt: 1 })
-      for (let i = 0; i < 20; i++) client.track(event(i))
+      for (let i = 0; i < 20; i++) {
+        client.track(event(i))
+        await Promise.resolve() // each its own request
+      }
       const done = client.flush()
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(client.stats().inFlight).toBe(4)
