@@ -24,6 +24,8 @@ export interface DeliveryContext {
   /** Aborted when the client gives up on everything (the `closeAndFlush` timeout). */
   readonly signal: AbortSignal
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
+  /** Resolves when a retry may start under the request-rate limit. */
+  readonly rateSlot: (signal: AbortSignal) => Promise<void>
   readonly now: () => number
   readonly random: () => number
   readonly onRetry: (info: RetryInfo) => void
@@ -42,7 +44,9 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
     let retryAfterMs: number | undefined
     let error: Error | undefined
     try {
-      const response = await attemptOnce(path, body, ctx)
+      // No attempt outlives the time budget of the whole request.
+      const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, ctx.policy.maxTotalMs - (ctx.now() - startedMs)))
+      const response = await attemptOnce(path, body, ctx, timeoutMs)
       if (response.status >= 200 && response.status < 300) return
       status = response.status
       if (!isRetryableStatus(status)) {
@@ -64,18 +68,24 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
     ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
     try {
       await ctx.sleep(delayMs, ctx.signal)
+      await ctx.rateSlot(ctx.signal)
     } catch (err) {
       throw givenUp(path, err)
     }
   }
 }
 
-async function attemptOnce(path: string, body: string, ctx: DeliveryContext): Promise<TransportResponse> {
+async function attemptOnce(
+  path: string,
+  body: string,
+  ctx: DeliveryContext,
+  timeoutMs: number,
+): Promise<TransportResponse> {
   if (ctx.signal.aborted) throw ctx.signal.reason
   const controller = new AbortController()
   const abort = (): void => controller.abort(ctx.signal.reason)
   ctx.signal.addEventListener('abort', abort, { once: true })
-  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${ctx.timeoutMs} ms`)), ctx.timeoutMs)
+  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
   timer.unref()
   try {
     // Settles on the abort even when a custom fetch ignores its signal: no attempt outlives its timeout.

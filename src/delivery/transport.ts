@@ -80,8 +80,9 @@ export function createHttpTransport(options: TransportOptions): Transport {
         const { fetch, agentFor } = await loadDefaultFetch()
         response = await fetch(options.host + path, { ...init, agent: agentFor })
       }
-      // Read the body to the end so that the socket goes back to the pool.
-      await response.arrayBuffer().catch(() => undefined)
+      // The status is the answer. The body is read to its end, in the background, only so that
+      // the socket goes back to the pool: a slow body must not turn a 200 into a timeout and a retry.
+      void response.arrayBuffer().catch(() => undefined)
       return { status: response.status, retryAfter: response.headers.get('retry-after') }
     },
   }

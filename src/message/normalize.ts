@@ -11,8 +11,9 @@ const ID_FIELDS = new Set(['userId', 'anonymousId', 'previousId', 'groupId'])
 /**
  * Builds the message as it goes on the wire from a validated one: `type`, a `messageId` unless
  * the caller gave one, an ISO-8601 `timestamp` (the caller's, or now), `context.library` under the
- * caller's context, ids as strings, `undefined` and `null` ids left out. The caller's object is
- * not changed.
+ * caller's context, ids as strings, `undefined` and `null` ids left out. Only the caller's own
+ * enumerable fields are copied; functions (JSON has none) and `sentAt` (set on each request) are
+ * left out. The caller's object is not changed.
  */
 export function normalizeMessage(
   type: MessageType,
@@ -32,9 +33,10 @@ export function normalizeMessage(
   const keys = Object.keys(message)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
-    if (key === 'type' || key === 'messageId' || key === 'timestamp' || key === 'context') continue
+    if (key === 'type' || key === 'messageId' || key === 'timestamp' || key === 'context' || key === 'sentAt') continue
     let value = message[key]
-    if (value === undefined) continue
+    // JSON drops undefined and functions, except toJSON, which would replace the whole message.
+    if (value === undefined || typeof value === 'function') continue
     if (ID_FIELDS.has(key)) {
       if (value === null) continue
       if (typeof value !== 'string') value = String(value)

@@ -2,10 +2,18 @@ import isString from 'lodash.isstring'
 import { ValidationError } from '../errors'
 import type { MessageType } from '../types'
 
-// ISO-8601 calendar date, optionally with a time and an offset; Date.parse then checks the values.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/
+// ISO-8601 calendar date, optionally with a time and an offset; the values are checked after.
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/
 
 const OBJECT_FIELDS = ['traits', 'properties', 'context', 'integrations'] as const
+
+const isEnumerableOwn = Object.prototype.propertyIsEnumerable
+
+// Only own enumerable fields count, as only they are sent: an inherited or hidden `userId` must
+// not pass validation and then be missing on the wire.
+function field(message: Record<string, unknown>, name: string): unknown {
+  return isEnumerableOwn.call(message, name) ? message[name] : undefined
+}
 
 /**
  * Checks a message against the rules of the spec for its type, before anything is queued.
@@ -14,32 +22,45 @@ const OBJECT_FIELDS = ['traits', 'properties', 'context', 'integrations'] as con
 export function validateMessage(type: MessageType, message: unknown): asserts message is Record<string, unknown> {
   if (!isObject(message)) throw new ValidationError('message', 'must be an object', type)
   if (type === 'alias') {
-    if (!isId(message.userId)) throw idError(type, 'userId')
-    if (!isId(message.previousId)) throw idError(type, 'previousId')
+    if (!isId(field(message, 'userId'))) throw idError(type, 'userId')
+    if (!isId(field(message, 'previousId'))) throw idError(type, 'previousId')
+    checkOptionalId(type, message, 'anonymousId')
+    checkOptionalId(type, message, 'groupId')
   } else {
     const hasUser = checkOptionalId(type, message, 'userId')
     const hasAnonymous = checkOptionalId(type, message, 'anonymousId')
     if (!hasUser && !hasAnonymous) {
       throw new ValidationError('userId', 'or "anonymousId" is required (a non-empty string or a number)', type)
     }
+    if (type === 'group') {
+      if (!isId(field(message, 'groupId'))) throw idError(type, 'groupId')
+    } else checkOptionalId(type, message, 'groupId')
+    checkOptionalId(type, message, 'previousId')
   }
-  if (type === 'track' && !isNonEmptyString(message.event)) {
+  if (type === 'track' && !isNonEmptyString(field(message, 'event'))) {
     throw new ValidationError('event', 'is required and must be a non-empty string', type)
   }
-  if (type === 'group' && !isId(message.groupId)) throw idError(type, 'groupId')
   if (type === 'page' || type === 'screen') {
     checkOptionalString(type, message, 'name')
     checkOptionalString(type, message, 'category')
   }
-  for (const field of OBJECT_FIELDS) {
-    const value = message[field]
-    if (value != null && !isObject(value)) throw new ValidationError(field, 'must be an object', type)
+  for (const name of OBJECT_FIELDS) {
+    const value = field(message, name)
+    if (value == null) continue
+    if (!isObject(value)) throw new ValidationError(name, 'must be an object', type)
+    // JSON.stringify would send whatever toJSON returns, which need not be an object.
+    if (typeof value.toJSON === 'function') {
+      throw new ValidationError(name, 'must be a plain object (it has a toJSON method)', type)
+    }
   }
-  if (message.integrations != null) checkIntegrations(type, message.integrations as Record<string, unknown>)
-  if (message.timestamp != null && !isValidTimestamp(message.timestamp)) {
+  const integrations = field(message, 'integrations')
+  if (integrations != null) checkIntegrations(type, integrations as Record<string, unknown>)
+  const timestamp = field(message, 'timestamp')
+  if (timestamp != null && !isValidTimestamp(timestamp)) {
     throw new ValidationError('timestamp', 'must be a valid Date or an ISO-8601 date-time string', type)
   }
-  if (message.messageId != null && !isNonEmptyString(message.messageId)) {
+  const messageId = field(message, 'messageId')
+  if (messageId != null && !isNonEmptyString(messageId)) {
     throw new ValidationError('messageId', 'must be a non-empty string', type)
   }
 }
@@ -61,30 +82,35 @@ export function isId(value: unknown): boolean {
   return isNonEmptyString(value) || (typeof value === 'number' && Number.isFinite(value))
 }
 
-/** A Date that holds a time, or an ISO-8601 string that names a real time. */
+/** A Date that holds a time, or an ISO-8601 string that names a real time (no February 30th). */
 export function isValidTimestamp(value: unknown): boolean {
   if (value instanceof Date) return !Number.isNaN(value.getTime())
-  return typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value))
+  if (typeof value !== 'string') return false
+  const match = ISO_8601.exec(value)
+  if (match === null || Number.isNaN(Date.parse(value))) return false
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
 }
 
 function isNonEmptyString(value: unknown): boolean {
   return isString(value) && String(value).trim() !== ''
 }
 
-function idError(type: MessageType, field: string): ValidationError {
-  return new ValidationError(field, 'is required and must be a non-empty string or a number', type)
+function idError(type: MessageType, name: string): ValidationError {
+  return new ValidationError(name, 'is required and must be a non-empty string or a number', type)
 }
 
-function checkOptionalId(type: MessageType, message: Record<string, unknown>, field: string): boolean {
-  const value = message[field]
+function checkOptionalId(type: MessageType, message: Record<string, unknown>, name: string): boolean {
+  const value = field(message, name)
   if (value == null) return false
-  if (!isId(value)) throw new ValidationError(field, 'must be a non-empty string or a finite number', type)
+  if (!isId(value)) throw new ValidationError(name, 'must be a non-empty string or a finite number', type)
   return true
 }
 
-function checkOptionalString(type: MessageType, message: Record<string, unknown>, field: string): void {
-  const value = message[field]
-  if (value != null && !isString(value)) throw new ValidationError(field, 'must be a string', type)
+function checkOptionalString(type: MessageType, message: Record<string, unknown>, name: string): void {
+  const value = field(message, name)
+  if (value != null && !isString(value)) throw new ValidationError(name, 'must be a string', type)
 }
 
 function checkIntegrations(type: MessageType, integrations: Record<string, unknown>): void {

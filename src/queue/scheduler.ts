@@ -277,11 +277,21 @@ export class FlushScheduler implements Drainable {
       timeoutMs: o.timeoutMs,
       signal: this.#abort.signal,
       sleep: (ms, signal) => this.#sleep(ms, signal),
+      rateSlot: (signal) => this.#rateSlot(signal),
       now: () => Date.now(),
       random: Math.random,
       onRetry: (info) => this.#hooks.retry(info),
     }
     return this.#context
+  }
+
+  // Retries count against maxRequestsPerSecond like first attempts do.
+  async #rateSlot(signal: AbortSignal): Promise<void> {
+    this.#rate ??= new RateWindow(this.#options.maxRequestsPerSecond)
+    for (let waitMs = this.#rate.waitMs(Date.now()); waitMs > 0; waitMs = this.#rate.waitMs(Date.now())) {
+      await this.#sleep(waitMs, signal)
+    }
+    this.#rate.record(Date.now())
   }
 
   #sleep(ms: number, signal: AbortSignal): Promise<void> {

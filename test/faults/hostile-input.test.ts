@@ -37,10 +37,10 @@ function serializationProblems(method: MessageType, input: Record<string, unknow
   if (wire.type !== method) problems.push(`type is ${wire.type}`)
   if (typeof wire.timestamp !== 'string' || Number.isNaN(Date.parse(wire.timestamp))) problems.push(`timestamp is ${wire.timestamp}`)
   const expectedKeys = new Set<string>()
-  // An alias is sent on its own, and the client adds the body's sentAt to it.
+  // sentAt belongs to the request: the client drops a message's own and, for an alias sent on its own, adds the body's.
   const ownedByClient = method === 'alias' ? ['type', 'messageId', 'timestamp', 'context', 'sentAt'] : ['type', 'messageId', 'timestamp', 'context']
   for (const key of Object.keys(input)) {
-    if (key === 'type' || (method === 'alias' && key === 'sentAt')) continue
+    if (key === 'type' || key === 'sentAt') continue
     let value = input[key]
     if (key === 'timestamp') {
       const expected = value instanceof Date ? value.toISOString() : String(value)

@@ -98,7 +98,32 @@ describe('validateMessage', () => {
   })
 })
 
+describe('validateMessage: fields that would not go on the wire as checked', () => {
+  it('counts only own enumerable ids, as only they are sent', () => {
+    expect(errorOf('track', Object.create({ userId: 'u', event: 'E' })).field).toBe('userId')
+    const hidden = Object.defineProperty({ event: 'E' }, 'userId', { value: 'u', enumerable: false })
+    expect(errorOf('track', hidden).field).toBe('userId')
+  })
+
+  it.each(['traits', 'properties', 'context', 'integrations'])('refuses a %s object with a toJSON method', (name) => {
+    const err = errorOf('identify', { userId: 'u', [name]: { toJSON: () => 'flat' } })
+    expect(err.field).toBe(name)
+    expect(err.rule).toMatch(/toJSON/)
+  })
+
+  it('checks groupId, previousId and anonymousId wherever they appear', () => {
+    expect(errorOf('track', { ...base('track'), groupId: {} }).field).toBe('groupId')
+    expect(errorOf('identify', { userId: 'u', previousId: Number.NaN }).field).toBe('previousId')
+    expect(errorOf('alias', { ...base('alias'), anonymousId: '' }).field).toBe('anonymousId')
+  })
+})
+
 describe('isValidTimestamp', () => {
+  it.each(['2024-02-30T00:00:00Z', '2023-02-29', '2024-04-31T10:00:00Z'])('refuses the day that does not exist in %s', (s) => {
+    expect(isValidTimestamp(s)).toBe(false)
+  })
+  it('accepts February 29th of a leap year', () => expect(isValidTimestamp('2024-02-29T12:00:00Z')).toBe(true))
+
   it.each(['2024-03-01', '2024-03-01T10:00:00Z', '2024-03-01T10:00:00+02:00', '2024-03-01T10:00:00.123456Z'])('accepts %s', (s) => {
     expect(isValidTimestamp(s)).toBe(true)
   })
