@@ -1,5 +1,4 @@
-// Repros of the src bugs found by the issue-4 fault suites. Each test FAILS on the current src.
-// To run: cp /tmp/eventrail-known-bugs/known-bugs.test.ts test/faults/ && npx jest test/faults/known-bugs
+// Regression tests for the bugs the fault suites found in src before release (see CHANGELOG, Fixed).
 import { Analytics, ValidationError } from '../../src'
 import { startFaultServer, until, type FaultServer } from './fault-server'
 
