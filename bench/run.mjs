@@ -5,7 +5,7 @@
 // Prints markdown tables; a full run (no --quick, --only or --clients) also rewrites the tables
 // in bench/RESULTS.md and the raw figures in bench/results.json.
 
-import { fork, execFile } from 'node:child_process'
+import { fork, execFile, execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -313,9 +313,21 @@ async function main() {
   }
 }
 
+/** The commit measured, and whether src/ differed from it (a build of uncommitted work). */
+function revision() {
+  try {
+    const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    const dirty = git('status', '--porcelain', '--', 'src', 'package.json', 'tsup.config.ts') !== ''
+    return git('rev-parse', '--short', 'HEAD') + (dirty ? ' + uncommitted changes in src' : '')
+  } catch {
+    return 'unknown'
+  }
+}
+
 function meta(started) {
   const cpu = cpus()
   return {
+    revision: revision(),
     date: started.toISOString(),
     node: process.version,
     platform: `${process.platform} ${process.arch}`,

@@ -38,7 +38,8 @@ export function renderTables(results) {
   out.push(
     `Run of ${meta.date.slice(0, 16).replace('T', ' ')} UTC · Node ${meta.node} · ${meta.platform} · ${meta.cpu} · ${meta.memoryGb} GB` +
       ` · ${meta.quick ? 'quick run, 1 run per figure' : `median of ${P.runs} runs, each in a fresh process`}` +
-      (meta.durationS ? ` · took ${Math.round(meta.durationS)} s` : ''),
+      (meta.durationS ? ` · took ${Math.round(meta.durationS)} s` : '') +
+      (meta.revision ? ` · eventrail at ${meta.revision}` : ''),
   )
   out.push('')
   out.push(`Ratios (×) are to the baseline of the same run.`)
