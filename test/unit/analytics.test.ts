@@ -57,6 +57,31 @@ describe('flush rules', () => {
     expect(fetch.bodies[1].batch).toHaveLength(5)
   })
 
+  it('messages queued in one synchronous run past flushAt share requests, and all of them go', async () => {
+    const fetch = recordingFetch()
+    const analytics = client(fetch, { flushAt: 5 })
+    analytics.track(aTrack())
+    await drain()
+    for (let i = 0; i < 23; i++) analytics.track(aTrack())
+    expect(fetch.bodies).toHaveLength(1) // the request starts after the run of calls, not in it
+    await drain()
+    expect(fetch.bodies.map((b) => b.batch.length)).toEqual([1, 23])
+  })
+
+  it('messages queued after a flushAt flush wait for the next flushAt or flushInterval', async () => {
+    const fetch = recordingFetch()
+    const analytics = client(fetch, { flushAt: 5, flushInterval: 1000 })
+    analytics.track(aTrack())
+    await drain()
+    for (let i = 0; i < 5; i++) analytics.track(aTrack())
+    await drain()
+    for (let i = 0; i < 4; i++) analytics.track(aTrack())
+    await drain()
+    expect(fetch.bodies.map((b) => b.batch.length)).toEqual([1, 5])
+    await jest.advanceTimersByTimeAsync(1000)
+    expect(fetch.bodies.map((b) => b.batch.length)).toEqual([1, 5, 4])
+  })
+
   it('flushAt: 1 sends every message at once, each in its own request', async () => {
     const fetch = recordingFetch()
     const analytics = client(fetch, { flushAt: 1 })
