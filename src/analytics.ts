@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import { EventrailError, ValidationError } from './errors'
+import { newMessageId } from './message/message-id'
 import { createIsoClock, normalizeMessage } from './message/normalize'
 import { serializeMessage } from './message/serialize'
 import { validateMessage } from './message/validate'
@@ -233,7 +233,7 @@ export class Analytics<
     let bytes: number
     try {
       validateMessage(type, message)
-      const normalized = normalizeMessage(type, message, this.#clock, randomUUID)
+      const normalized = normalizeMessage(type, message, this.#clock, newMessageId)
       ;({ json, bytes } = serializeMessage(normalized, type === 'alias'))
     } catch (err) {
       const error =
