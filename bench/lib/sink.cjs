@@ -36,7 +36,8 @@ function emptyCounts() {
 }
 
 /**
- * @param {{ maxBodyBytes?: number, maxEventBytes?: number, oversizeStatus?: number, checkEvents?: boolean }} [options]
+ * @param {{ maxBodyBytes?: number, maxEventBytes?: number, oversizeStatus?: number, checkEvents?: boolean, latencyMs?: number }} [options]
+ *   `latencyMs`: how long each answer is held after its body was read, like a service across a network.
  */
 function createSink(options = {}) {
   const settings = {
@@ -44,6 +45,7 @@ function createSink(options = {}) {
     maxEventBytes: options.maxEventBytes ?? MAX_EVENT_BYTES,
     oversizeStatus: options.oversizeStatus ?? 400,
     checkEvents: options.checkEvents ?? false,
+    latencyMs: options.latencyMs ?? 0,
   }
   let counts = emptyCounts()
   let seen = new Set()
@@ -82,8 +84,12 @@ function createSink(options = {}) {
       const status = judge(req, Buffer.concat(chunks, size), size)
       if (status === 200) counts.accepted += 1
       else counts.refused += 1
-      res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': status === 200 ? 2 : 16 })
-      res.end(status === 200 ? '{}' : '{"error":"bad"}\n')
+      const answer = () => {
+        res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': status === 200 ? 2 : 16 })
+        res.end(status === 200 ? '{}' : '{"error":"bad"}\n')
+      }
+      if (settings.latencyMs > 0) setTimeout(answer, settings.latencyMs)
+      else answer()
     })
   }
 

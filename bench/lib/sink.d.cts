@@ -9,6 +9,8 @@ export interface SinkOptions {
   oversizeStatus?: number
   /** Measure every item, refuse a batch holding one over `maxEventBytes`, count them (also in refused bodies). */
   checkEvents?: boolean
+  /** Milliseconds each answer is held after its body was read, like a service across a network. Default 0. */
+  latencyMs?: number
 }
 
 export interface SinkStats {
