@@ -260,10 +260,10 @@ export class Analytics<
 
   #requestDone(path: string, count: number, bytes: number, error: Error | undefined): void {
     if (error === undefined) {
-      if (this.#options.enable) {
-        this.#sent += count
-        this.#requests += 1
-      }
+      // With `enable: false` nothing was sent: the messages have their outcome, but no request happened.
+      if (!this.#options.enable) return
+      this.#sent += count
+      this.#requests += 1
       this.#observers.emit('flush', { path, count, bytes })
       return
     }

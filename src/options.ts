@@ -58,7 +58,7 @@ export interface AnalyticsOptions {
    */
   retryDelay?: number
   /**
-   * Longest backoff between two attempts, in milliseconds. A `Retry-After` header is honoured up to 60 s.
+   * Longest backoff between two attempts, in milliseconds. A `Retry-After` header is honoured up to 30 s.
    * @defaultValue 10000
    */
   maxRetryDelay?: number

@@ -28,7 +28,7 @@ export function backoffDelayMs(attempt: number, policy: RetryPolicy, random: () 
 
 /**
  * Parses a `Retry-After` header: delay-seconds or an HTTP date. Returns milliseconds to wait,
- * capped at 60 s, or undefined when the header is missing or unreadable.
+ * capped at 30 s, or undefined when the header is missing or unreadable.
  */
 export function parseRetryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
   if (header == null) return undefined

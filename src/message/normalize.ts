@@ -1,4 +1,5 @@
 import { LIBRARY_NAME, VERSION } from '../version'
+import { isBlankString } from './validate'
 import type { Message, MessageType } from '../types'
 
 const LIBRARY = Object.freeze({ name: LIBRARY_NAME, version: VERSION })
@@ -11,7 +12,7 @@ const ID_FIELDS = new Set(['userId', 'anonymousId', 'previousId', 'groupId'])
 /**
  * Builds the message as it goes on the wire from a validated one: `type`, a `messageId` unless
  * the caller gave one, an ISO-8601 `timestamp` (the caller's, or now), `context.library` under the
- * caller's context, ids as strings, `undefined` and `null` ids left out. Only the caller's own
+ * caller's context, ids as strings, `undefined`, `null` and blank ids left out. Only the caller's own
  * enumerable fields are copied; functions (JSON has none) and `sentAt` (set on each request) are
  * left out. The caller's object is not changed.
  */
@@ -38,7 +39,8 @@ export function normalizeMessage(
     // JSON drops undefined and functions, except toJSON, which would replace the whole message.
     if (value === undefined || typeof value === 'function') continue
     if (ID_FIELDS.has(key)) {
-      if (value === null) continue
+      // Validation let an absent optional id through: null or blank is left out, not sent.
+      if (value === null || isBlankString(value)) continue
       if (typeof value !== 'string') value = String(value)
     }
     // An own "__proto__" key (from JSON.parse) stays data: plain assignment would set the prototype.

@@ -93,6 +93,11 @@ export function isValidTimestamp(value: unknown): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
 }
 
+/** A string (or String object) of nothing but white space. */
+export function isBlankString(value: unknown): boolean {
+  return isString(value) && String(value).trim() === ''
+}
+
 function isNonEmptyString(value: unknown): boolean {
   return isString(value) && String(value).trim() !== ''
 }
@@ -101,9 +106,12 @@ function idError(type: MessageType, name: string): ValidationError {
   return new ValidationError(name, 'is required and must be a non-empty string or a number', type)
 }
 
+// An optional id that is null, undefined or a blank string is absent (and left out of the message
+// by normalizeMessage): `{ userId: 'u1', anonymousId: '' }` meets the identity rule, as the service
+// sees it, instead of losing the event. A required id must be a non-empty string or a number.
 function checkOptionalId(type: MessageType, message: Record<string, unknown>, name: string): boolean {
   const value = field(message, name)
-  if (value == null) return false
+  if (value == null || isBlankString(value)) return false
   if (!isId(value)) throw new ValidationError(name, 'must be a non-empty string or a finite number', type)
   return true
 }

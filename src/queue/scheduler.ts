@@ -55,6 +55,7 @@ export class FlushScheduler implements Drainable {
   #flushTarget = 0
   #hasFlushed = false
   #deferredTarget = 0
+  #rateHeldThrough = 0
   #lastFlushMs = 0
   #intervalTimer: Timer | undefined
   #rateTimer: Timer | undefined
@@ -189,9 +190,18 @@ export class FlushScheduler implements Drainable {
       const first = this.#queue.at(0) as QueuedEntry
       if (first.seq > this.#flushTarget || this.#abort?.signal.aborted) break
       if (enable) {
-        if (this.#inFlight.size >= maxInFlight || this.#rateLimited()) break
+        if (this.#inFlight.size >= maxInFlight) break
+        if (this.#rateLimited()) {
+          this.#rateHeldThrough = this.#flushTarget
+          break
+        }
       }
-      const count = planBatch((i) => this.#queue.at(i), this.#flushTarget - first.seq + 1, MAX_BATCH_BYTES)
+      // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
+      // a maxInFlight slot. Only messages that the request-rate limit held back go out together:
+      // maxRequestsPerSecond is the service's recommendation, and a burst must not become a flood.
+      const maxEntries =
+        this.#options.flushAt > 1 ? this.#flushTarget - first.seq + 1 : Math.max(1, this.#rateHeldThrough - first.seq + 1)
+      const count = planBatch((i) => this.#queue.at(i), maxEntries, MAX_BATCH_BYTES)
       this.#start(this.#queue.take(count))
     }
     if (this.#queue.length > 0 && (this.#queue.at(0) as QueuedEntry).seq > this.#flushTarget) this.#armInterval()
@@ -244,7 +254,8 @@ export class FlushScheduler implements Drainable {
     this.#pendingCount -= entries.length
     for (const entry of entries) this.#pendingBytes -= entry.bytes
     this.#hooks.requestDone(request.path, entries, request.bytes, error)
-    settle(entries, error, (err) => this.#hooks.report(err))
+    // The waiters that cover these entries learn their outcome before any callback runs: a flush()
+    // that a callback starts covers later messages only, and must not inherit this error.
     let parsed: Message[] | undefined
     for (const waiter of this.#waiters) {
       if (waiter.target < request.minSeq) continue
@@ -254,6 +265,7 @@ export class FlushScheduler implements Drainable {
         for (let i = 0; i < entries.length; i++) if (entries[i].seq <= waiter.target) waiter.batch.push(parsed[i])
       }
     }
+    settle(entries, error, (err) => this.#hooks.report(err))
     this.#resolveWaiters()
     if (this.#pendingCount === 0) {
       releasesWork(this)

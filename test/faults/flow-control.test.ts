@@ -126,8 +126,8 @@ describe('compress: true', () => {
   it('sends gzip bodies (Content-Encoding: gzip) that decode to the same JSON as without compression', async () => {
     const gz = await server()
     const plain = await server()
-    const zipped = client(gz, { compress: true, flushAt: 1, maxInFlight: 1 })
-    const unzipped = client(plain, { compress: false, flushAt: 1, maxInFlight: 1 })
+    const zipped = client(gz, { compress: true, maxInFlight: 1 })
+    const unzipped = client(plain, { compress: false, maxInFlight: 1 })
     for (const m of messages('m')) zipped.track(m)
     for (const m of messages('m')) unzipped.track(m)
     await Promise.all([zipped.flush(), unzipped.flush()])
@@ -152,7 +152,7 @@ describe('compress: true', () => {
 
   it('applies the 500 KB limit to the uncompressed body and reports uncompressed bytes', async () => {
     const gz = await server()
-    const analytics = client(gz, { compress: true, flushAt: 1, maxInFlight: 1 })
+    const analytics = client(gz, { compress: true, maxInFlight: 1 })
     const flushes: FlushInfo[] = []
     analytics.on('flush', (info) => flushes.push(info))
     for (const m of messages('m')) analytics.track(m)

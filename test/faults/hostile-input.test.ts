@@ -54,7 +54,8 @@ function serializationProblems(method: MessageType, input: Record<string, unknow
       continue
     }
     if (ID_FIELDS.has(key)) {
-      if (value === null) continue
+      // An absent optional id: null or a blank string is left out.
+      if (value === null || (typeof value === 'string' && value.trim() === '')) continue
       if (value !== undefined && typeof value !== 'string') value = String(value)
     }
     const expected = JSON.stringify(value)

@@ -395,6 +395,16 @@ describe('enable: false', () => {
     expect(fetch.requests).toHaveLength(0)
   })
 
+  it('reports no request: no flush event, and sent and requests stay 0', async () => {
+    const analytics = client(recordingFetch(), { enable: false })
+    const flushes: unknown[] = []
+    analytics.on('flush', (info) => flushes.push(info))
+    analytics.track(aTrack()).track(aTrack())
+    await analytics.flush()
+    expect(flushes).toEqual([])
+    expect(analytics.stats()).toMatchObject({ sent: 0, requests: 0, queued: 0, inFlight: 0 })
+  })
+
   it('still validates', () => {
     const analytics = client(recordingFetch(), { enable: false })
     // @ts-expect-error event is required

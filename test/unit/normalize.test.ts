@@ -49,6 +49,13 @@ describe('normalizeMessage', () => {
     expect(normalizeMessage('alias', { userId: 1, previousId: 2 }, now, id)).toMatchObject({ userId: '1', previousId: '2' })
   })
 
+  it('leaves out blank ids, which validation took as absent', () => {
+    const m = normalizeMessage('track', { userId: 'u1', anonymousId: '', event: 'E' }, now, id)
+    expect(m.userId).toBe('u1')
+    expect('anonymousId' in m).toBe(false)
+    expect('userId' in normalizeMessage('track', { userId: ' \t', anonymousId: 'a1', event: 'E' }, now, id)).toBe(false)
+  })
+
   it('does not change the caller object', () => {
     const input = { userId: 5, event: 'E', context: { ip: 'x' } }
     const copy = structuredClone(input)

@@ -114,7 +114,14 @@ describe('validateMessage: fields that would not go on the wire as checked', () 
   it('checks groupId, previousId and anonymousId wherever they appear', () => {
     expect(errorOf('track', { ...base('track'), groupId: {} }).field).toBe('groupId')
     expect(errorOf('identify', { userId: 'u', previousId: Number.NaN }).field).toBe('previousId')
-    expect(errorOf('alias', { ...base('alias'), anonymousId: '' }).field).toBe('anonymousId')
+    expect(errorOf('alias', { ...base('alias'), anonymousId: 42n }).field).toBe('anonymousId')
+  })
+
+  it('takes a blank optional id as absent: the other id meets the identity rule', () => {
+    expect(() => validateMessage('track', { ...base('track'), userId: 'u', anonymousId: '' })).not.toThrow()
+    expect(() => validateMessage('track', { event: 'E', userId: ' ', anonymousId: 'a' })).not.toThrow()
+    expect(() => validateMessage('alias', { ...base('alias'), anonymousId: '' })).not.toThrow()
+    expect(errorOf('track', { event: 'E', userId: '', anonymousId: '  ' }).field).toBe('userId')
   })
 })
 
