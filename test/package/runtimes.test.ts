@@ -41,10 +41,15 @@ function isGlibc(): boolean {
 
 function runtimePackage(name: RuntimeName): RuntimePackage | string {
   const { platform, arch } = process
-  if ((platform !== 'linux' && platform !== 'darwin') || (arch !== 'x64' && arch !== 'arm64')) return `no ${name} package for ${platform}-${arch}`
+  if ((platform !== 'linux' && platform !== 'darwin') || (arch !== 'x64' && arch !== 'arm64'))
+    return `no ${name} package for ${platform}-${arch}`
   if (name === 'bun') {
     const libc = platform === 'linux' && !isGlibc() ? '-musl' : ''
-    return { name: `@oven/bun-${platform}-${arch === 'arm64' ? 'aarch64' : 'x64'}${libc}`, version: BUN_VERSION, binary: join('bin', 'bun') }
+    return {
+      name: `@oven/bun-${platform}-${arch === 'arm64' ? 'aarch64' : 'x64'}${libc}`,
+      version: BUN_VERSION,
+      binary: join('bin', 'bun'),
+    }
   }
   if (platform === 'linux' && !isGlibc()) return 'no deno package for musl libc'
   return { name: `@deno/${platform}-${arch}${platform === 'linux' ? '-glibc' : ''}`, version: DENO_VERSION, binary: 'deno' }
@@ -71,7 +76,18 @@ function installPackage(pkg: RuntimePackage): { binary: string } | { reason: str
     const spec = `${pkg.name}@${pkg.version}`
     const install = spawnSync(
       'npm',
-      ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', spec],
+      [
+        'install',
+        '--prefix',
+        staging,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--loglevel=error',
+        spec,
+      ],
       { encoding: 'utf8', timeout: 180_000, env: { ...process.env, npm_config_update_notifier: 'false' } },
     )
     if (install.status !== 0 || !existsSync(binaryIn(staging))) {
@@ -195,29 +211,35 @@ describe('runtimes', () => {
   })
 
   const bunTest = bun.command ? it : it.skip
-  bunTest(`Bun ${BUN_VERSION}: runs with Bun's fetch without loading node-fetch, with gzip, the recorder, and by default with Bun's own node-fetch${skipped(bun)}`, async () => {
-    const report = await check(bun.command as string[], bun.env)
-    expect(report).toEqual({
-      runtime: `bun ${BUN_VERSION}`,
-      recorded: 1,
-      nodeFetchWithFetchOption: 'not loaded',
-      // Bun answers `import('node-fetch')` with a module of its own, built on its fetch.
-      nodeFetchByDefault: 'built-in',
-      defaultTransport: 'ok',
-    })
-    expectEverythingArrived()
-  })
+  bunTest(
+    `Bun ${BUN_VERSION}: runs with Bun's fetch without loading node-fetch, with gzip, the recorder, and by default with Bun's own node-fetch${skipped(bun)}`,
+    async () => {
+      const report = await check(bun.command as string[], bun.env)
+      expect(report).toEqual({
+        runtime: `bun ${BUN_VERSION}`,
+        recorded: 1,
+        nodeFetchWithFetchOption: 'not loaded',
+        // Bun answers `import('node-fetch')` with a module of its own, built on its fetch.
+        nodeFetchByDefault: 'built-in',
+        defaultTransport: 'ok',
+      })
+      expectEverythingArrived()
+    },
+  )
 
   const denoTest = deno.command ? it : it.skip
-  denoTest(`Deno ${DENO_VERSION}: runs with Deno's fetch without loading node-fetch, with gzip, the recorder, and with node-fetch by default${skipped(deno)}`, async () => {
-    const report = await check(deno.command as string[], deno.env)
-    expect(report).toEqual({
-      runtime: `deno ${DENO_VERSION}`,
-      recorded: 1,
-      nodeFetchWithFetchOption: 'not loaded',
-      nodeFetchByDefault: 'node_modules',
-      defaultTransport: 'ok',
-    })
-    expectEverythingArrived()
-  })
+  denoTest(
+    `Deno ${DENO_VERSION}: runs with Deno's fetch without loading node-fetch, with gzip, the recorder, and with node-fetch by default${skipped(deno)}`,
+    async () => {
+      const report = await check(deno.command as string[], deno.env)
+      expect(report).toEqual({
+        runtime: `deno ${DENO_VERSION}`,
+        recorded: 1,
+        nodeFetchWithFetchOption: 'not loaded',
+        nodeFetchByDefault: 'node_modules',
+        defaultTransport: 'ok',
+      })
+      expectEverythingArrived()
+    },
+  )
 })
