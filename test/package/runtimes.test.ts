@@ -151,6 +151,11 @@ interface Report {
   defaultTransport: string
 }
 
+// A hung runtime is killed after CHILD_LIMIT_MS, well inside the test's own timeout, so the child
+// and its timer are always gone when the test ends: nothing keeps jest from exiting.
+const CHILD_LIMIT_MS = 60_000
+const TEST_TIMEOUT_MS = 90_000
+
 // Asynchronous: the collector runs in this process and must answer while the script runs.
 function check(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<Report> {
   return new Promise((resolve, reject) => {
@@ -159,11 +164,12 @@ function check(command: string[], env: NodeJS.ProcessEnv = process.env): Promise
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_LIMIT_MS)
     child.on('error', (err) => {
       clearTimeout(timer)
       reject(err)
     })
+    // A spawn that fails (ENOENT) emits 'error' and never 'exit': the timer must be cleared here too.
     // 'close', not 'exit': both output streams have ended, so the last line is complete.
     child.on('close', (code, signal) => {
       clearTimeout(timer)
@@ -198,17 +204,21 @@ function skipped(runtime: Runtime): string {
 }
 
 describe('runtimes', () => {
-  it('Node: runs with the global fetch without ever loading node-fetch, and with node-fetch by default', async () => {
-    const report = await check([process.execPath])
-    expect(report).toEqual({
-      runtime: `node ${process.versions.node}`,
-      recorded: 1,
-      nodeFetchWithFetchOption: 'not loaded',
-      nodeFetchByDefault: 'node_modules', // the control: the same check sees node-fetch once it is used
-      defaultTransport: 'ok',
-    })
-    expectEverythingArrived()
-  })
+  it(
+    'Node: runs with the global fetch without ever loading node-fetch, and with node-fetch by default',
+    async () => {
+      const report = await check([process.execPath])
+      expect(report).toEqual({
+        runtime: `node ${process.versions.node}`,
+        recorded: 1,
+        nodeFetchWithFetchOption: 'not loaded',
+        nodeFetchByDefault: 'node_modules', // the control: the same check sees node-fetch once it is used
+        defaultTransport: 'ok',
+      })
+      expectEverythingArrived()
+    },
+    TEST_TIMEOUT_MS,
+  )
 
   const bunTest = bun.command ? it : it.skip
   bunTest(
@@ -225,6 +235,7 @@ describe('runtimes', () => {
       })
       expectEverythingArrived()
     },
+    TEST_TIMEOUT_MS,
   )
 
   const denoTest = deno.command ? it : it.skip
@@ -241,5 +252,6 @@ describe('runtimes', () => {
       })
       expectEverythingArrived()
     },
+    TEST_TIMEOUT_MS,
   )
 })
