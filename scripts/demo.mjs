@@ -13,7 +13,7 @@ const collector = await createCollector({
   destinations: ['Amplitude', 'Google Analytics', 'Mixpanel'],
   historicalDestinations: ['Amplitude', 'Mixpanel'],
 })
-let exitCode = 1
+let exitCode
 try {
   console.log(`collector listening on ${collector.url} (write key ${WRITE_KEY}; destinations Amplitude, Google Analytics, Mixpanel)`)
   console.log(`running examples/quickstart.ts against it\n`)

@@ -1,3 +1,7 @@
+/**
+ * The client: `import { Analytics } from 'eventrail'`, its options, message types and error classes.
+ * @module eventrail
+ */
 export { Analytics } from './analytics'
 export type { CloseOptions } from './analytics'
 export { DEFAULT_HOST, EU_HOST, DEFAULTS } from './options'

@@ -69,9 +69,13 @@ export type TrackMessage<E extends EventCatalog = AnyEvents> = Identity & Common
 
 /** Properties the service recognizes on a page. */
 export interface PageProperties extends Properties {
+  /** The page's full URL. */
   url?: string
+  /** The page's title. */
   title?: string
+  /** The URL of the page the user came from. */
   referrer?: string
+  /** The URL's path, e.g. `/docs/install`. */
   path?: string
 }
 
@@ -91,12 +95,19 @@ export type AliasMessage = CommonFields & { userId: Id; previousId: Id }
 
 /** A message as it goes on the wire, after normalization. */
 export interface Message {
+  /** The message's kind, set by the method that queued it. */
   type: MessageType
+  /** The caller's `messageId`, or a new UUID. */
   messageId: string
+  /** ISO-8601: the caller's timestamp, or the time of the call. */
   timestamp: string
+  /** The caller's context, with `library` set to eventrail's name and version. */
   context: Context & { library: { name: string; version: string } }
+  /** The user's id, as a string. */
   userId?: string
+  /** The anonymous id, as a string. */
   anonymousId?: string
+  /** The other fields of the message, as given (`event`, `properties`, `traits`, `groupId` …). */
   [key: string]: unknown
 }
 
@@ -121,7 +132,12 @@ export type FetchLike = (
     agent?: unknown
   },
 ) => Promise<{
+  /** The HTTP status. */
   status: number
-  headers: { get(name: string): string | null }
+  headers: {
+    /** A response header (the client reads `Retry-After`), or `null`. */
+    get(name: string): string | null
+  }
+  /** Reads the body to its end (the client discards it, so that the connection can be reused). */
   arrayBuffer(): Promise<unknown>
 }>

@@ -31,11 +31,17 @@ export function expandBody(endpoint: MessageKind | 'batch', body: unknown): Item
     return [{ type: endpoint, kind: endpoint, message }]
   }
   if (!isJsonObject(body)) {
-    const drop: Drop = { code: 'not_an_object', reason: `batch: the body must be a JSON object with a "batch" array (got ${describeJson(body)})` }
+    const drop: Drop = {
+      code: 'not_an_object',
+      reason: `batch: the body must be a JSON object with a "batch" array (got ${describeJson(body)})`,
+    }
     return [{ type: null, kind: undefined, message: {}, value: body, drop }]
   }
   if (!Array.isArray(body.batch)) {
-    const drop: Drop = { code: 'missing_batch', reason: `batch: "batch" is required (an array of messages; got ${describeJson(body.batch)})` }
+    const drop: Drop = {
+      code: 'missing_batch',
+      reason: `batch: "batch" is required (an array of messages; got ${describeJson(body.batch)})`,
+    }
     return [{ type: null, kind: undefined, message: body, drop }]
   }
   const envelopeDrop = checkEnvelope(body)
@@ -58,7 +64,10 @@ export function oversizedBatchItem(body: unknown): string | undefined {
  * The batch envelope's `context` and `integrations` merged into an item: keys of the item's own
  * objects win over the envelope's. Other item fields are left as they are.
  */
-export function mergeEnvelope(envelope: Readonly<Record<string, unknown>>, item: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function mergeEnvelope(
+  envelope: Readonly<Record<string, unknown>>,
+  item: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...item }
   for (const field of ['context', 'integrations']) {
     const outer = envelope[field]
@@ -75,11 +84,21 @@ function batchItem(item: unknown, envelope: Record<string, unknown>, envelopeDro
   const type = typeof item.type === 'string' ? item.type : null
   if (envelopeDrop !== undefined) return { type, kind: undefined, message, drop: envelopeDrop }
   if (type === 'alias') {
-    return { type, kind: undefined, message, drop: { code: 'alias_in_batch', reason: 'batch: alias is not allowed in a batch (send it to /v1/alias)' } }
+    return {
+      type,
+      kind: undefined,
+      message,
+      drop: { code: 'alias_in_batch', reason: 'batch: alias is not allowed in a batch (send it to /v1/alias)' },
+    }
   }
   if (!(BATCH_TYPES as readonly string[]).includes(type ?? '')) {
     const got = item.type === undefined ? 'none' : JSON.stringify(item.type)
-    return { type, kind: undefined, message, drop: { code: 'type_not_allowed', reason: `batch: "type" of an item must be one of ${ALLOWED} (got ${got})` } }
+    return {
+      type,
+      kind: undefined,
+      message,
+      drop: { code: 'type_not_allowed', reason: `batch: "type" of an item must be one of ${ALLOWED} (got ${got})` },
+    }
   }
   return { type, kind: type as MessageKind, message }
 }

@@ -47,7 +47,11 @@ export function summarizeRecord(record: MessageRecord): RecordSummary {
 export function formatRecords(records: readonly MessageRecord[]): string {
   const cells = [COLUMNS.map(([, title]) => title), ...records.map((r) => COLUMNS.map(([key]) => summarizeRecord(r)[key]))]
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => (i === COLUMNS.length - 1 ? 0 : row[i].length))))
-  const line = (row: string[]): string => row.map((text, i) => text.padEnd(widths[i])).join('  ').trimEnd()
+  const line = (row: string[]): string =>
+    row
+      .map((text, i) => text.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd()
   const rule = widths.map((w, i) => '-'.repeat(i === COLUMNS.length - 1 ? 12 : w)).join('  ')
   return [line(cells[0]), rule, ...cells.slice(1).map(line)].join('\n') + '\n'
 }

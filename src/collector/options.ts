@@ -44,7 +44,8 @@ export function normalizeCollectorOptions(options: CollectorOptions = {}): Resol
   }
   const writeKeys = names(options.writeKeys, 'writeKeys')
   const destinations = names(options.destinations, 'destinations')
-  const historical = options.historicalDestinations === undefined ? destinations : names(options.historicalDestinations, 'historicalDestinations')
+  const historical =
+    options.historicalDestinations === undefined ? destinations : names(options.historicalDestinations, 'historicalDestinations')
   const unknown = historical.find((name) => !destinations.includes(name))
   if (unknown !== undefined) {
     throw new ValidationError('historicalDestinations', `must name destinations listed in "destinations" ("${unknown}" is not)`, WHERE)

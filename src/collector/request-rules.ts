@@ -19,7 +19,10 @@ export function checkWriteKey(authorization: string | undefined, writeKeys: Read
     const got = authorization === undefined ? 'no Authorization header' : 'an Authorization header that is not Basic auth'
     return {
       writeKey,
-      drop: { code: 'missing_write_key', reason: `missing write key: requests need Basic auth with the write key as user name and an empty password (got ${got})` },
+      drop: {
+        code: 'missing_write_key',
+        reason: `missing write key: requests need Basic auth with the write key as user name and an empty password (got ${got})`,
+      },
     }
   }
   if (writeKeys !== undefined && !writeKeys.has(writeKey)) {

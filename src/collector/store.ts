@@ -61,11 +61,11 @@ export class RecordStore {
   on<K extends keyof CollectorEvents>(event: K, listener: Listener<K>): void {
     let set = this.#listeners.get(event)
     if (set === undefined) this.#listeners.set(event, (set = new Set()))
-    set.add(listener as Listener<never>)
+    set.add(listener)
   }
 
   off<K extends keyof CollectorEvents>(event: K, listener: Listener<K>): void {
-    this.#listeners.get(event)?.delete(listener as Listener<never>)
+    this.#listeners.get(event)?.delete(listener)
   }
 
   /** Calls `listener` whenever the records are cleared. */

@@ -55,13 +55,14 @@ export function judgeMessage(type: MessageKind, message: unknown): Drop | undefi
   if (!isJsonObject(message)) {
     return drop('not_an_object', `${type}: the message must be a JSON object (got ${describeJson(message)})`)
   }
-  return type === 'alias' ? judgeAlias(message) ?? judgeCommon(type, message) : judgeIdentified(type, message) ?? judgeCommon(type, message)
+  return type === 'alias'
+    ? (judgeAlias(message) ?? judgeCommon(type, message))
+    : (judgeIdentified(type, message) ?? judgeCommon(type, message))
 }
 
 function judgeAlias(message: Record<string, unknown>): Drop | undefined {
   return (
-    requiredString('alias', message, 'previousId', 'missing_previous_id') ??
-    requiredString('alias', message, 'userId', 'missing_user_id')
+    requiredString('alias', message, 'previousId', 'missing_previous_id') ?? requiredString('alias', message, 'userId', 'missing_user_id')
   )
 }
 
@@ -88,7 +89,10 @@ function judgeCommon(type: MessageKind, message: Record<string, unknown>): Drop 
   if (isJsonObject(integrations)) {
     for (const [name, value] of Object.entries(integrations)) {
       if (typeof value !== 'boolean' && !isJsonObject(value)) {
-        return drop('wrong_field_type', `${type}: "integrations.${name}" must be true, false or an options object (got ${describeJson(value)})`)
+        return drop(
+          'wrong_field_type',
+          `${type}: "integrations.${name}" must be true, false or an options object (got ${describeJson(value)})`,
+        )
       }
     }
   }

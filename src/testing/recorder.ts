@@ -57,11 +57,7 @@ export interface RecorderOptions {
  * recorder.tracks('Signed Up') // [{ type: 'track', event: 'Signed Up', userId: 'u1', messageId: … }]
  * ```
  */
-export class Recorder<
-  Events extends EventCatalog = AnyEvents,
-  UserTraits extends object = Traits,
-  GroupTraits extends object = Traits,
-> {
+export class Recorder<Events extends EventCatalog = AnyEvents, UserTraits extends object = Traits, GroupTraits extends object = Traits> {
   #requests: RecordedRequest[] = []
   #respond: RecorderResponse
 
@@ -74,6 +70,7 @@ export class Recorder<
    * The recording fetch: give it to the client as its `fetch` option. A plain function (no `this`),
    * so it can be passed around on its own.
    */
+  // eslint-disable-next-line @typescript-eslint/require-await -- async, so that a throw becomes a rejection as a real fetch's would
   readonly fetch: FetchLike = async (url, init) => {
     if (init.signal?.aborted) throw init.signal.reason
     const text = bodyText(init.body, init.headers)
@@ -94,7 +91,7 @@ export class Recorder<
     const status = outcome instanceof Error ? 0 : outcome
     this.#requests.push(Object.freeze({ ...draft, status }))
     if (outcome instanceof Error) throw outcome
-    return { status, headers: { get: () => null }, arrayBuffer: async () => new ArrayBuffer(0) }
+    return { status, headers: { get: () => null }, arrayBuffer: () => Promise.resolve(new ArrayBuffer(0)) }
   }
 
   /** Every request the client made, in order, including failed attempts and retries. */

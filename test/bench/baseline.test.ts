@@ -1,13 +1,6 @@
 import * as http from 'node:http'
-import {
-  BaselineClient,
-  ENVELOPE_BYTES,
-  MAX_BATCH_BYTES,
-  buildBody,
-  destroyAgent,
-  nextBatchCount,
-} from '../../bench/lib/baseline.cjs'
-import { createSink, type Sink } from '../../bench/lib/sink.cjs'
+import { BaselineClient, ENVELOPE_BYTES, MAX_BATCH_BYTES, buildBody, destroyAgent, nextBatchCount } from '../../bench/lib/baseline.cjs'
+import { createSink } from '../../bench/lib/sink.cjs'
 
 interface Received {
   path: string
@@ -24,7 +17,12 @@ async function startRecorder(): Promise<{ port: number; received: Received[]; cl
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const raw = Buffer.concat(chunks)
-      received.push({ path: req.url ?? '', authorization: req.headers.authorization, bytes: raw.length, body: JSON.parse(raw.toString('utf8')) })
+      received.push({
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        bytes: raw.length,
+        body: JSON.parse(raw.toString('utf8')),
+      })
       res.end('{}')
     })
   })

@@ -3,7 +3,12 @@ import { createSink, type Sink } from '../../bench/lib/sink.cjs'
 
 const AUTH = 'Basic ' + Buffer.from('key:').toString('base64')
 
-function post(port: number, path: string, body: string | Buffer, headers: Record<string, string> = { Authorization: AUTH }): Promise<number> {
+function post(
+  port: number,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string> = { Authorization: AUTH },
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', ...headers } },
@@ -77,7 +82,9 @@ describe('the bench sink', () => {
     sink.reset({ checkEvents: true })
     const big = 'x'.repeat(33 * 1024)
     expect(await post(port, '/v1/batch', batch(['ok', 'big']).replace('"messageId":"big"', `"messageId":"big","p":"${big}"`))).toBe(400)
-    const many = JSON.stringify({ batch: Array.from({ length: 17 }, (_, i) => ({ messageId: `m${i}`, p: i === 0 ? big : 'x'.repeat(31 * 1024) })) })
+    const many = JSON.stringify({
+      batch: Array.from({ length: 17 }, (_, i) => ({ messageId: `m${i}`, p: i === 0 ? big : 'x'.repeat(31 * 1024) })),
+    })
     expect(await post(port, '/v1/batch', many)).toBe(400)
     expect(sink.stats()).toMatchObject({ refusedEventTooLarge: 1, refusedOversize: 1, oversizeEventsReceived: 2, unique: 0 })
   })
@@ -85,7 +92,9 @@ describe('the bench sink', () => {
   it('holds requests while paused and answers them on resume', async () => {
     sink.pause()
     const answered: number[] = []
-    const pending = [post(port, '/v1/batch', batch(['a'])), post(port, '/v1/batch', batch(['b']))].map((p) => p.then((s) => answered.push(s)))
+    const pending = [post(port, '/v1/batch', batch(['a'])), post(port, '/v1/batch', batch(['b']))].map((p) =>
+      p.then((s) => answered.push(s)),
+    )
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(answered).toEqual([])
     expect(sink.stats().held).toBe(2)

@@ -129,7 +129,12 @@ describeWithBrowser('the debugger page in a browser', () => {
     expect(byEvent('Order Completed')).toMatchObject({ destinations: ['Amplitude', 'Google Analytics', 'Mixpanel'] })
     // Newest first: the identify, flushed and awaited before anything else was sent, is at the bottom.
     expect(shown[8].type).toBe('identify')
-    expect(shown.slice(2, 8).map((row) => row.type).sort()).toEqual(['alias', 'group', 'page', 'track', 'track', 'track'])
+    expect(
+      shown
+        .slice(2, 8)
+        .map((row) => row.type)
+        .sort(),
+    ).toEqual(['alias', 'group', 'page', 'track', 'track', 'track'])
     expect(await page.textContent('#count-all')).toBe('8')
     expect(await page.textContent('#count-dropped')).toBe('1')
     expect(await page.textContent('#count-rejected')).toBe('1')
@@ -141,13 +146,18 @@ describeWithBrowser('the debugger page in a browser', () => {
   })
 
   it('filters by type, verdict and write key', async () => {
-    await post(collector.url, '/v1/batch', {
-      batch: [
-        { type: 'track', userId: 'u1', event: 'Kept' },
-        { type: 'track', userId: 'u1' },
-        { type: 'identify', userId: 'u1' },
-      ],
-    }, { writeKey: 'browser-key' })
+    await post(
+      collector.url,
+      '/v1/batch',
+      {
+        batch: [
+          { type: 'track', userId: 'u1', event: 'Kept' },
+          { type: 'track', userId: 'u1' },
+          { type: 'identify', userId: 'u1' },
+        ],
+      },
+      { writeKey: 'browser-key' },
+    )
     await post(collector.url, '/v1/identify', { userId: 'u2' }, { writeKey: 'other-key' })
     await waitForRows(4)
     const visible = async () => (await rows()).filter((row) => !row.hidden).map((row) => row.text)

@@ -11,9 +11,26 @@ describe('parseCliArgs: the eventrail command line', () => {
 
   it('reads every option of dev', () => {
     const parsed = parseCliArgs([
-      'dev', '--port', '0', '--host', '::1', '--write-key', 'k1', '--write-key', 'k2,k3', '--out', 'events.jsonl',
-      '--destinations', 'Amplitude, Google Analytics', '--historical-destinations', 'Amplitude',
-      '--historical-after', '60', '--max-messages', '50', '--quiet',
+      'dev',
+      '--port',
+      '0',
+      '--host',
+      '::1',
+      '--write-key',
+      'k1',
+      '--write-key',
+      'k2,k3',
+      '--out',
+      'events.jsonl',
+      '--destinations',
+      'Amplitude, Google Analytics',
+      '--historical-destinations',
+      'Amplitude',
+      '--historical-after',
+      '60',
+      '--max-messages',
+      '50',
+      '--quiet',
     ])
     expect(parsed).toEqual({
       command: 'dev',
@@ -62,7 +79,10 @@ describe('runDev: what eventrail dev prints', () => {
 
   it('prints where it listens, then one line per message with its verdict', async () => {
     let text = ''
-    collector = await runDev({ port: 0, writeKeys: ['dev-key'], destinations: ['Amplitude'] }, false, { write: (t) => (text += t), color: false })
+    collector = await runDev({ port: 0, writeKeys: ['dev-key'], destinations: ['Amplitude'] }, false, {
+      write: (t) => (text += t),
+      color: false,
+    })
     expect(text).toContain(`eventrail collector listening on ${collector.url}`)
     expect(text).toContain(`new Analytics('dev-key', { host: '${collector.url}' })`)
     await post(collector.url, '/v1/track', { userId: 'u1', event: 'Signed Up' }, { writeKey: 'dev-key' })
@@ -84,12 +104,27 @@ describe('runDev: what eventrail dev prints', () => {
 
 describe('formatLine and formatRecords', () => {
   const accepted = {
-    id: 1, requestId: 1, receivedAt: '2024-05-01T12:00:00.000Z', path: '/v1/batch', writeKey: 'k', type: 'track',
-    verdict: 'accepted' as const, message: { userId: 'u1', event: 'Imported' }, destinations: ['Amplitude'], historical: true,
+    id: 1,
+    requestId: 1,
+    receivedAt: '2024-05-01T12:00:00.000Z',
+    path: '/v1/batch',
+    writeKey: 'k',
+    type: 'track',
+    verdict: 'accepted' as const,
+    message: { userId: 'u1', event: 'Imported' },
+    destinations: ['Amplitude'],
+    historical: true,
   }
   const dropped = {
-    id: 2, requestId: 1, receivedAt: '2024-05-01T12:00:00.000Z', path: '/v1/batch', writeKey: 'k', type: 'group',
-    verdict: 'dropped' as const, reason: 'group: "groupId" is required (a non-empty string)', code: 'missing_group_id' as const,
+    id: 2,
+    requestId: 1,
+    receivedAt: '2024-05-01T12:00:00.000Z',
+    path: '/v1/batch',
+    writeKey: 'k',
+    type: 'group',
+    verdict: 'dropped' as const,
+    reason: 'group: "groupId" is required (a non-empty string)',
+    code: 'missing_group_id' as const,
     message: { anonymousId: 'a1' },
   }
 

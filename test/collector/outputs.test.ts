@@ -22,7 +22,17 @@ describe('the JSON-lines file (out)', () => {
   it('appends every message record with its verdict, one JSON object a line', async () => {
     const out = join(dir, 'events.jsonl')
     collector = await createCollector({ out, writeKeys: ['k'], destinations: ['Amplitude'] })
-    await post(collector.url, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'A' }, { type: 'track', userId: 'u' }] }, { writeKey: 'k' })
+    await post(
+      collector.url,
+      '/v1/batch',
+      {
+        batch: [
+          { type: 'track', userId: 'u', event: 'A' },
+          { type: 'track', userId: 'u' },
+        ],
+      },
+      { writeKey: 'k' },
+    )
     await post(collector.url, '/v1/alias', { previousId: 'a', userId: 'u' }, { writeKey: 'nope' })
     const records = [...collector.messages]
     await collector.close()

@@ -67,7 +67,10 @@ describe('destination selection (integrations)', () => {
 
   it('does not count a message stamped a moment ago as historical', async () => {
     const body = { userId: 'u1', event: 'Live', timestamp: new Date(Date.now() - 1000).toISOString() }
-    expect(await destinationsOf('/v1/track', body)).toEqual({ destinations: ['Amplitude', 'Google Analytics', 'Mixpanel'], historical: false })
+    expect(await destinationsOf('/v1/track', body)).toEqual({
+      destinations: ['Amplitude', 'Google Analytics', 'Mixpanel'],
+      historical: false,
+    })
   })
 
   it('lets every destination take historical data when historicalDestinations is not set', async () => {

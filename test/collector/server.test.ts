@@ -86,7 +86,10 @@ describe('400: the body is not valid JSON or over a size limit', () => {
   it('accepts a single message of exactly 32 KB and refuses one byte more', async () => {
     expect((await post(collector.url, '/v1/track', trackOfBytes(32 * KB))).status).toBe(200)
     const over = await post(collector.url, '/v1/track', trackOfBytes(32 * KB + 1))
-    expect(over).toEqual({ status: 400, body: { success: false, error: 'Content-Length is 32769 bytes, over the limit of 32768 bytes (32 KB)' } })
+    expect(over).toEqual({
+      status: 400,
+      body: { success: false, error: 'Content-Length is 32769 bytes, over the limit of 32768 bytes (32 KB)' },
+    })
     expect(collector.messages).toHaveLength(1)
   })
 
@@ -105,7 +108,10 @@ describe('400: the body is not valid JSON or over a size limit', () => {
   })
 
   it('answers 400 to a batch with one item over 32 KB', async () => {
-    const batch = [{ type: 'track', userId: 'u1', event: 'small' }, { type: 'track', ...trackOfBytes(33 * KB) }]
+    const batch = [
+      { type: 'track', userId: 'u1', event: 'small' },
+      { type: 'track', ...trackOfBytes(33 * KB) },
+    ]
     const response = await post(collector.url, '/v1/batch', { batch })
     expect(response.status).toBe(400)
     expect(response.body.error).toMatch(/^batch item 1 is \d+ bytes, over the limit of 32768 bytes/)
@@ -114,7 +120,11 @@ describe('400: the body is not valid JSON or over a size limit', () => {
 
   it('refuses a body whose Content-Length is over the limit before the body is sent', async () => {
     // Only 1 KB of a declared 100 MB is ever written: the answer cannot have waited for the body.
-    const result = await postStreaming(collector.url, '/v1/track', { chunk: Buffer.alloc(KB, 0x20), maxBytes: KB, contentLength: 100 * 1024 * KB })
+    const result = await postStreaming(collector.url, '/v1/track', {
+      chunk: Buffer.alloc(KB, 0x20),
+      maxBytes: KB,
+      contentLength: 100 * 1024 * KB,
+    })
     expect(result).toEqual({ status: 400, bytesWritten: KB })
   })
 
@@ -143,7 +153,9 @@ describe('gzip request bodies', () => {
       body,
     })
     expect(response.status).toBe(400)
-    expect(((await response.json()) as { error: string }).error).toMatch(/^decompressed body is \d+ bytes or more, over the limit of 512000 bytes/)
+    expect(((await response.json()) as { error: string }).error).toMatch(
+      /^decompressed body is \d+ bytes or more, over the limit of 512000 bytes/,
+    )
   })
 
   it('answers 400 to a body that says gzip but is not', async () => {
@@ -176,7 +188,11 @@ describe('200 with a dropped verdict: what the service accepts and then drops', 
   })
 
   it('drops alias and unknown types inside a batch but accepts the other items', async () => {
-    const batch = [{ type: 'alias', previousId: 'a', userId: 'u' }, { type: 'order', userId: 'u' }, { type: 'identify', userId: 'u' }]
+    const batch = [
+      { type: 'alias', previousId: 'a', userId: 'u' },
+      { type: 'order', userId: 'u' },
+      { type: 'identify', userId: 'u' },
+    ]
     expect((await post(collector.url, '/v1/batch', { batch })).status).toBe(200)
     expect(collector.messages.map((r) => [r.type, r.verdict, r.code])).toEqual([
       ['alias', 'dropped', 'alias_in_batch'],
@@ -201,7 +217,11 @@ describe('200 with a dropped verdict: what the service accepts and then drops', 
 
   it('keeps what arrived when a message is not an object', async () => {
     await post(collector.url, '/v1/batch', { batch: ['hello'] })
-    expect(collector.messages[0]).toMatchObject({ message: {}, value: 'hello', reason: 'batch: an item must be a JSON object (got a string)' })
+    expect(collector.messages[0]).toMatchObject({
+      message: {},
+      value: 'hello',
+      reason: 'batch: an item must be a JSON object (got a string)',
+    })
   })
 })
 
@@ -244,7 +264,11 @@ describe('memory, listeners and closing', () => {
     const small = await createCollector({ maxMessages: 3 })
     try {
       await post(small.url, '/v1/batch', { batch: ['a', 'b', 'c', 'd', 'e'].map((event) => ({ type: 'track', userId: 'u', event })) })
-      expect(small.messages.map((r) => [r.id, r.message.event])).toEqual([[3, 'c'], [4, 'd'], [5, 'e']])
+      expect(small.messages.map((r) => [r.id, r.message.event])).toEqual([
+        [3, 'c'],
+        [4, 'd'],
+        [5, 'e'],
+      ])
     } finally {
       await small.close()
     }
@@ -294,10 +318,12 @@ describe('memory, listeners and closing', () => {
   it('close() ends keep-alive and event-stream connections', async () => {
     const agent = new http.Agent({ keepAlive: true })
     await new Promise<void>((resolve) => {
-      http.request(collector.url + '/v1/track', { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume()
-        res.on('end', resolve)
-      }).end('{"userId":"u","event":"E"}')
+      http
+        .request(collector.url + '/v1/track', { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume()
+          res.on('end', resolve)
+        })
+        .end('{"userId":"u","event":"E"}')
     })
     let streamClosed!: Promise<void>
     await new Promise<void>((connected) => {
@@ -314,7 +340,9 @@ describe('memory, listeners and closing', () => {
   })
 
   it('refuses to start on a port that is taken, naming it', async () => {
-    await expect(createCollector({ port: collector.port })).rejects.toThrow(`createCollector: port ${collector.port} on 127.0.0.1 is already in use`)
+    await expect(createCollector({ port: collector.port })).rejects.toThrow(
+      `createCollector: port ${collector.port} on 127.0.0.1 is already in use`,
+    )
   })
 
   it('refuses invalid options, naming the option', async () => {

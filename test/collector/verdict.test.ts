@@ -12,7 +12,16 @@ describe('judgeMessage: the rules of each kind of message', () => {
     ['screen', { userId: 'u1', name: 'Settings' }],
     ['group', { userId: 'u1', groupId: 'acme', traits: { employees: 12 } }],
     ['alias', { previousId: 'a1', userId: 'u1' }],
-    ['track', { userId: 'u1', event: 'E', timestamp: '2021-11-19T09:00:00.000Z', context: { ip: '1.2.3.4' }, integrations: { All: false, Mixpanel: true } }],
+    [
+      'track',
+      {
+        userId: 'u1',
+        event: 'E',
+        timestamp: '2021-11-19T09:00:00.000Z',
+        context: { ip: '1.2.3.4' },
+        integrations: { All: false, Mixpanel: true },
+      },
+    ],
     ['track', { userId: 'u1', event: 'E', integrations: { Amplitude: { session: 1 } } }],
     ['identify', { userId: 'u1', anonymousId: null, traits: null }],
   ])('accepts a valid %s message %#', (type, message) => {
@@ -27,10 +36,13 @@ describe('judgeMessage: the rules of each kind of message', () => {
     expect(judgeMessage(type, message)).toEqual({ code: 'not_an_object', reason })
   })
 
-  it.each<MessageKind>(['identify', 'track', 'page', 'screen', 'group'])('drops a %s message with neither userId nor anonymousId', (type) => {
-    const drop = judgeMessage(type, { event: 'E', groupId: 'g', traits: {} })
-    expect(drop).toEqual({ code: 'missing_identity', reason: `${type}: "userId" or "anonymousId" is required (a non-empty string)` })
-  })
+  it.each<MessageKind>(['identify', 'track', 'page', 'screen', 'group'])(
+    'drops a %s message with neither userId nor anonymousId',
+    (type) => {
+      const drop = judgeMessage(type, { event: 'E', groupId: 'g', traits: {} })
+      expect(drop).toEqual({ code: 'missing_identity', reason: `${type}: "userId" or "anonymousId" is required (a non-empty string)` })
+    },
+  )
 
   it('counts an empty or blank userId as missing', () => {
     expect(judgeMessage('identify', { userId: '', anonymousId: '  ' })?.code).toBe('missing_identity')
@@ -56,7 +68,11 @@ describe('judgeMessage: the rules of each kind of message', () => {
     ['track', { ...user, event: 'E', properties: [1, 2] }, 'track: "properties" must be an object (got an array)'],
     ['screen', { ...user, context: 'web' }, 'screen: "context" must be an object (got a string)'],
     ['alias', { previousId: 'a', userId: 'u', integrations: true }, 'alias: "integrations" must be an object (got a boolean)'],
-    ['track', { ...user, event: 'E', integrations: { Mixpanel: 'yes' } }, 'track: "integrations.Mixpanel" must be true, false or an options object (got a string)'],
+    [
+      'track',
+      { ...user, event: 'E', integrations: { Mixpanel: 'yes' } },
+      'track: "integrations.Mixpanel" must be true, false or an options object (got a string)',
+    ],
     ['track', { ...user, event: 'E', timestamp: 'yesterday' }, 'track: "timestamp" must be an ISO-8601 date-time string (got "yesterday")'],
     ['identify', { ...user, timestamp: 1637312400000 }, 'identify: "timestamp" must be an ISO-8601 date-time string (got 1637312400000)'],
   ])('drops a %s message with a field of the wrong type %#', (type, message, reason) => {

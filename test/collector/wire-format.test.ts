@@ -31,7 +31,14 @@ describe('messages from another client of the wire format', () => {
   it.each([
     ['/v1/identify', { userId: '019mr8mf4r', traits: { email: 'pgibbons@example.com', name: 'Peter Gibbons' } }],
     ['/v1/track', { userId: '019mr8mf4r', event: 'Item Purchased', properties: { name: 'Leap to Conclusions Mat', revenue: 14.99 } }],
-    ['/v1/page', { anonymousId: '507f191e810c19729de860ea', name: 'Docs', properties: { url: 'https://example.com/docs', referrer: 'https://google.com' } }],
+    [
+      '/v1/page',
+      {
+        anonymousId: '507f191e810c19729de860ea',
+        name: 'Docs',
+        properties: { url: 'https://example.com/docs', referrer: 'https://google.com' },
+      },
+    ],
     ['/v1/screen', { userId: '019mr8mf4r', name: 'Home', context: { device: { type: 'ios', name: 'iPhone' } } }],
     ['/v1/group', { userId: '019mr8mf4r', groupId: '8e9df332ac', traits: { name: 'Initech', industry: 'Technology' } }],
     ['/v1/alias', { previousId: '507f191e810c19729de860ea', userId: '019mr8mf4r' }],

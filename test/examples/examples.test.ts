@@ -15,11 +15,15 @@ const children: ChildProcess[] = []
 
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
-  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'examples/tsconfig.json', '--outDir', OUT, '--pretty', 'false'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-  })
+  const tsc = spawnSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'examples/tsconfig.json', '--outDir', OUT, '--pretty', 'false'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  )
   if (tsc.status !== 0) throw new Error(`examples do not type-check:\n${tsc.stdout}${tsc.stderr}`)
 })
 afterAll(() => rmSync(OUT, { recursive: true, force: true }))
@@ -95,10 +99,14 @@ describe('examples', () => {
         const match = /listening on (http:\/\/\S+)/.exec(run.output())
         if (match) resolve(match[1])
       })
-      run.exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${run.output()}`)))
+      void run.exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${run.output()}`)))
     })
     const order = (body: object) =>
-      fetch(url + '/orders', { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify(body) })
+      fetch(url + '/orders', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Connection: 'close' },
+        body: JSON.stringify(body),
+      })
 
     const responses = [await order({ userId: 'u1', total: 42 }), await order({ userId: 'u2', total: 7 }), await order({ userId: 'u3' })]
     expect(responses.map((r) => r.status)).toEqual([201, 201, 400])

@@ -188,6 +188,9 @@ describe('closeAndFlush', () => {
   it.each([-1, Number.NaN, '100'])('rejects a timeout of %p with a ValidationError naming "timeout"', async (timeout) => {
     server = await startFaultServer()
     const analytics = client()
-    await expect(analytics.closeAndFlush({ timeout: timeout as number })).rejects.toMatchObject({ name: 'ValidationError', field: 'timeout' })
+    await expect(analytics.closeAndFlush({ timeout: timeout as number })).rejects.toMatchObject({
+      name: 'ValidationError',
+      field: 'timeout',
+    })
   })
 })

@@ -31,16 +31,25 @@ function chaos(seed: number): (index: number) => Fault {
     while (plan.length <= index) {
       const r = random()
       plan.push(
-        r < 0.1 ? { kind: 'status', status: 500 }
-        : r < 0.18 ? { kind: 'status', status: 503 }
-        : r < 0.24 ? { kind: 'status', status: 429, headers: { 'Retry-After': '0' } }
-        : r < 0.245 ? { kind: 'status', status: 429, headers: { 'Retry-After': '1' } }
-        : r < 0.26 ? { kind: 'status', status: 429, headers: { 'Retry-After': 'Wed, 21 Oct 2015 07:28:00 GMT' } }
-        : r < 0.33 ? { kind: 'reset' }
-        : r < 0.36 ? { kind: 'hang' }
-        : r < 0.38 ? { kind: 'status', status: 502 }
-        : r < 0.40 ? { kind: 'status', status: 408 }
-        : { kind: 'status', status: 200 },
+        r < 0.1
+          ? { kind: 'status', status: 500 }
+          : r < 0.18
+            ? { kind: 'status', status: 503 }
+            : r < 0.24
+              ? { kind: 'status', status: 429, headers: { 'Retry-After': '0' } }
+              : r < 0.245
+                ? { kind: 'status', status: 429, headers: { 'Retry-After': '1' } }
+                : r < 0.26
+                  ? { kind: 'status', status: 429, headers: { 'Retry-After': 'Wed, 21 Oct 2015 07:28:00 GMT' } }
+                  : r < 0.33
+                    ? { kind: 'reset' }
+                    : r < 0.36
+                      ? { kind: 'hang' }
+                      : r < 0.38
+                        ? { kind: 'status', status: 502 }
+                        : r < 0.4
+                          ? { kind: 'status', status: 408 }
+                          : { kind: 'status', status: 200 },
       )
     }
     return plan[index]

@@ -44,14 +44,16 @@ const reject = (field: string) => (): Expectation => ({ field })
 const rejectPayload = (method: MessageType): Expectation => ({ field: payloadField(method) })
 const tooLarge = reject('message')
 /** Only `methods` check this field; for the others it is an extra field, sent as is. */
-const rejectFor = (methods: MessageType[], field: string) => (method: MessageType): Expectation =>
-  methods.includes(method) ? { field } : 'accept'
+const rejectFor =
+  (methods: MessageType[], field: string) =>
+  (method: MessageType): Expectation =>
+    methods.includes(method) ? { field } : 'accept'
 
 /** Puts `value` under key `key` of the method's payload object. */
 function inPayload(key: string, value: () => unknown): HostileCase['make'] {
   return (message, method) => {
     const field = payloadField(method)
-    message[field] = { ...((message[field] as object) ?? {}), [key]: value() }
+    message[field] = { ...(message[field] ?? {}), [key]: value() }
     return message
   }
 }
@@ -116,14 +118,52 @@ export const CASES: HostileCase[] = [
   { name: 'the message is a string', make: () => 'track me', expect: reject('message') },
   { name: 'the message is a number', make: () => 42, expect: reject('message') },
   { name: 'the message is an array', make: (m) => [m], expect: reject('message') },
-  { name: 'the message is a function', make: (m) => Object.defineProperties(() => 1, Object.getOwnPropertyDescriptors(m)), expect: reject('message') },
+  {
+    name: 'the message is a function',
+    make: (m) => Object.defineProperties(() => 1, Object.getOwnPropertyDescriptors(m)),
+    expect: reject('message'),
+  },
   { name: 'the message is a Date', make: () => new Date(), expect: reject('message') },
-  { name: 'the message is a Proxy whose get throws', make: (m) => new Proxy(m, { get: () => { throw new Error('trap') } }), expect: reject('message') },
-  { name: 'the message is a revoked Proxy', make: (m) => { const p = Proxy.revocable(m, {}); p.revoke(); return p.proxy }, expect: reject('message') },
-  { name: 'the message has a getter that throws', make: (m) => Object.defineProperty(m, 'boom', { get: () => { throw new Error('getter') }, enumerable: true }) },
+  {
+    name: 'the message is a Proxy whose get throws',
+    make: (m) =>
+      new Proxy(m, {
+        get: () => {
+          throw new Error('trap')
+        },
+      }),
+    expect: reject('message'),
+  },
+  {
+    name: 'the message is a revoked Proxy',
+    make: (m) => {
+      const p = Proxy.revocable(m, {})
+      p.revoke()
+      return p.proxy
+    },
+    expect: reject('message'),
+  },
+  {
+    name: 'the message has a getter that throws',
+    make: (m) =>
+      Object.defineProperty(m, 'boom', {
+        get: () => {
+          throw new Error('getter')
+        },
+        enumerable: true,
+      }),
+  },
   { name: 'the message refers to itself', make: (m) => Object.assign(m, { self: m }), expect: reject('self') },
-  { name: 'the message has an own "__proto__" key', make: (m) => Object.assign(JSON.parse('{"__proto__":{"polluted":"yes"}}'), m), expect: accept },
-  { name: 'the message has "constructor" and "prototype" keys', make: set('constructor', () => ({ prototype: { polluted: 'yes' } })), expect: accept },
+  {
+    name: 'the message has an own "__proto__" key',
+    make: (m) => Object.assign(JSON.parse('{"__proto__":{"polluted":"yes"}}'), m),
+    expect: accept,
+  },
+  {
+    name: 'the message has "constructor" and "prototype" keys',
+    make: set('constructor', () => ({ prototype: { polluted: 'yes' } })),
+    expect: accept,
+  },
   { name: 'the message is frozen', make: (m) => Object.freeze(m), expect: accept },
   { name: 'the message has a null prototype', make: (m) => Object.assign(Object.create(null), m), expect: accept },
   { name: 'the message has a symbol key', make: (m) => Object.assign(m, { [Symbol('s')]: 'hidden' }), expect: accept },
@@ -146,10 +186,25 @@ export const CASES: HostileCase[] = [
   { name: 'userId is a String object', make: set('userId', () => new String('boxed')), expect: accept },
   { name: 'userId holds a lone surrogate', make: set('userId', () => 'user-\ud800'), expect: accept },
   { name: 'userId holds NUL and line separators', make: set('userId', () => 'a\u0000b\u2028c\u2029d'), expect: accept },
-  { name: 'userId is null next to a valid anonymousId', make: (m) => Object.assign(m, { userId: null, anonymousId: 'anon-9' }), expect: rejectFor(['alias'], 'userId') },
-  { name: 'both ids are missing', make: (m) => { delete m.userId; return m }, expect: reject('userId') },
+  {
+    name: 'userId is null next to a valid anonymousId',
+    make: (m) => Object.assign(m, { userId: null, anonymousId: 'anon-9' }),
+    expect: rejectFor(['alias'], 'userId'),
+  },
+  {
+    name: 'both ids are missing',
+    make: (m) => {
+      delete m.userId
+      return m
+    },
+    expect: reject('userId'),
+  },
   { name: 'anonymousId is an empty string next to a valid userId (absent: left out)', make: set('anonymousId', () => ''), expect: accept },
-  { name: 'userId is blank next to a valid anonymousId (absent: left out)', make: (m) => Object.assign(m, { userId: '  ', anonymousId: 'anon-9' }), expect: rejectFor(['alias'], 'userId') },
+  {
+    name: 'userId is blank next to a valid anonymousId (absent: left out)',
+    make: (m) => Object.assign(m, { userId: '  ', anonymousId: 'anon-9' }),
+    expect: rejectFor(['alias'], 'userId'),
+  },
   { name: 'both ids are blank strings', make: (m) => Object.assign(m, { userId: '', anonymousId: ' ' }), expect: reject('userId') },
   { name: 'previousId is NaN', make: set('previousId', () => NaN), expect: reject('previousId') },
   { name: 'groupId is an object', make: set('groupId', () => ({})), expect: reject('groupId') },
@@ -174,23 +229,82 @@ export const CASES: HostileCase[] = [
   { name: 'the payload is a string', make: asPayload(() => 'text'), expect: rejectPayload },
   { name: 'the payload is a Map', make: asPayload(() => new Map([['a', 1]])), expect: rejectPayload },
   { name: 'the payload is a function', make: asPayload(() => () => 1), expect: rejectPayload },
-  { name: 'the payload is a class instance', make: asPayload(() => new (class Point { x = 1; y = 2 })()), expect: accept },
+  {
+    name: 'the payload is a class instance',
+    make: asPayload(
+      () =>
+        new (class Point {
+          x = 1
+          y = 2
+        })(),
+    ),
+    expect: accept,
+  },
   { name: 'the payload has a null prototype', make: asPayload(() => Object.assign(Object.create(null), { a: 1 })), expect: accept },
   // (For alias the payload is context, whose merge with context.library already fails: the error names "message".)
-  { name: 'the payload is a Proxy whose ownKeys throws', make: asPayload(() => new Proxy({}, { ownKeys: () => { throw new Error('keys') } })), expect: (m) => (m === 'alias' ? undefined : rejectPayload(m)) },
+  {
+    name: 'the payload is a Proxy whose ownKeys throws',
+    make: asPayload(
+      () =>
+        new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error('keys')
+            },
+          },
+        ),
+    ),
+    expect: (m) => (m === 'alias' ? undefined : rejectPayload(m)),
+  },
   { name: 'context is a string', make: set('context', () => 'ctx'), expect: reject('context') },
   { name: 'context overrides library', make: set('context', () => ({ library: { name: 'spoof', version: '9' } })), expect: accept },
-  { name: 'integrations has a string value', make: set('integrations', () => ({ All: false, Mixpanel: 'yes' })), expect: reject('integrations.Mixpanel') },
+  {
+    name: 'integrations has a string value',
+    make: set('integrations', () => ({ All: false, Mixpanel: 'yes' })),
+    expect: reject('integrations.Mixpanel'),
+  },
   { name: 'integrations is an array', make: set('integrations', () => [true]), expect: reject('integrations') },
-  { name: 'integrations has an own "__proto__" key', make: set('integrations', () => JSON.parse('{"__proto__":true,"All":false}')), expect: accept },
+  {
+    name: 'integrations has an own "__proto__" key',
+    make: set('integrations', () => JSON.parse('{"__proto__":true,"All":false}')),
+    expect: accept,
+  },
 
   // Values JSON cannot hold: a ValidationError naming the field.
   { name: 'the payload refers to itself', make: asPayload(circular), expect: rejectPayload },
-  { name: 'the payload has a cycle through an array', make: inPayload('list', () => { const a: unknown[] = []; a.push({ a }); return a }), expect: rejectPayload },
+  {
+    name: 'the payload has a cycle through an array',
+    make: inPayload('list', () => {
+      const a: unknown[] = []
+      a.push({ a })
+      return a
+    }),
+    expect: rejectPayload,
+  },
   { name: 'the payload holds a BigInt', make: inPayload('big', () => 2n ** 64n), expect: rejectPayload },
   { name: 'the payload holds a BigInt in an array', make: inPayload('list', () => [1, 2n]), expect: rejectPayload },
-  { name: 'the payload has a getter that throws', make: inPayload('x', () => Object.defineProperty({}, 'boom', { get: () => { throw new Error('getter') }, enumerable: true })), expect: rejectPayload },
-  { name: 'the payload has a toJSON that throws', make: inPayload('x', () => ({ toJSON: () => { throw new Error('toJSON') } })), expect: rejectPayload },
+  {
+    name: 'the payload has a getter that throws',
+    make: inPayload('x', () =>
+      Object.defineProperty({}, 'boom', {
+        get: () => {
+          throw new Error('getter')
+        },
+        enumerable: true,
+      }),
+    ),
+    expect: rejectPayload,
+  },
+  {
+    name: 'the payload has a toJSON that throws',
+    make: inPayload('x', () => ({
+      toJSON: () => {
+        throw new Error('toJSON')
+      },
+    })),
+    expect: rejectPayload,
+  },
   { name: 'the payload is nested 10,000 deep', make: inPayload('deep', () => nested(10_000)), expect: rejectPayload },
   { name: 'the payload holds arrays nested 10,000 deep', make: inPayload('deep', () => nestedArray(10_000)), expect: rejectPayload },
   { name: 'the payload is nested 100,000 deep', make: inPayload('deep', () => nested(100_000)), expect: rejectPayload },
@@ -198,24 +312,71 @@ export const CASES: HostileCase[] = [
 
   // Values JSON.stringify turns into something else: sent that way.
   { name: 'NaN, Infinity and -Infinity', make: inPayload('n', () => ({ a: NaN, b: Infinity, c: -Infinity })), expect: accept },
-  { name: 'negative zero, tiny and huge numbers', make: inPayload('n', () => [-0, 5e-324, Number.MAX_VALUE, 2 ** 53 + 1, 1e21]), expect: accept },
+  {
+    name: 'negative zero, tiny and huge numbers',
+    make: inPayload('n', () => [-0, 5e-324, Number.MAX_VALUE, 2 ** 53 + 1, 1e21]),
+    expect: accept,
+  },
   { name: 'an invalid Date in the payload', make: inPayload('when', () => new Date(NaN)), expect: accept },
   { name: 'a valid Date in the payload', make: inPayload('when', () => new Date(0)), expect: accept },
-  { name: 'functions, symbols and undefined in an object', make: inPayload('o', () => ({ f: () => 1, s: Symbol('s'), u: undefined, keep: 1 })), expect: accept },
-  { name: 'functions, symbols and undefined in an array', make: inPayload('a', () => [() => 1, Symbol('s'), undefined, 1]), expect: accept },
+  {
+    name: 'functions, symbols and undefined in an object',
+    make: inPayload('o', () => ({ f: () => 1, s: Symbol('s'), u: undefined, keep: 1 })),
+    expect: accept,
+  },
+  {
+    name: 'functions, symbols and undefined in an array',
+    make: inPayload('a', () => [() => 1, Symbol('s'), undefined, 1]),
+    expect: accept,
+  },
   { name: 'a sparse array', make: inPayload('a', () => [1, , 3]), expect: accept }, // eslint-disable-line no-sparse-arrays
   { name: 'Map, Set and WeakMap values', make: inPayload('c', () => [new Map([[1, 2]]), new Set([1]), new WeakMap()]), expect: accept },
-  { name: 'typed arrays, ArrayBuffer and Buffer', make: inPayload('b', () => [new Uint8Array([1, 2]), new Float64Array([0.5]), new ArrayBuffer(4), Buffer.from('hi')]), expect: accept },
+  {
+    name: 'typed arrays, ArrayBuffer and Buffer',
+    make: inPayload('b', () => [new Uint8Array([1, 2]), new Float64Array([0.5]), new ArrayBuffer(4), Buffer.from('hi')]),
+    expect: accept,
+  },
   { name: 'a RegExp, an Error and a Promise', make: inPayload('x', () => [/re/g, new Error('e'), Promise.resolve(1)]), expect: accept },
   { name: 'boxed primitives', make: inPayload('x', () => [new String('s'), new Number(1), new Boolean(false)]), expect: accept },
   { name: 'a toJSON that returns undefined', make: inPayload('x', () => ({ toJSON: () => undefined })), expect: accept },
   { name: 'a value whose toJSON returns a string', make: inPayload('x', () => ({ toJSON: () => 'flat' })), expect: accept },
-  { name: 'a Date subclass with its own toJSON', make: inPayload('d', () => new (class extends Date { override toJSON() { return 'custom' } })(0)), expect: accept },
-  { name: 'a shared (not circular) object twice', make: inPayload('pair', () => { const o = { v: 1 }; return [o, o] }), expect: accept },
-  { name: 'an own "__proto__" key in the payload', make: asPayload(() => JSON.parse('{"__proto__":{"polluted":"yes"},"ok":1}')), expect: accept },
-  { name: 'keys named constructor, toString and hasOwnProperty', make: asPayload(() => ({ constructor: 'c', toString: 's', hasOwnProperty: 1, toJSON: 'not a function' })), expect: accept },
+  {
+    name: 'a Date subclass with its own toJSON',
+    make: inPayload(
+      'd',
+      () =>
+        new (class extends Date {
+          override toJSON() {
+            return 'custom'
+          }
+        })(0),
+    ),
+    expect: accept,
+  },
+  {
+    name: 'a shared (not circular) object twice',
+    make: inPayload('pair', () => {
+      const o = { v: 1 }
+      return [o, o]
+    }),
+    expect: accept,
+  },
+  {
+    name: 'an own "__proto__" key in the payload',
+    make: asPayload(() => JSON.parse('{"__proto__":{"polluted":"yes"},"ok":1}')),
+    expect: accept,
+  },
+  {
+    name: 'keys named constructor, toString and hasOwnProperty',
+    make: asPayload(() => ({ constructor: 'c', toString: 's', hasOwnProperty: 1, toJSON: 'not a function' })),
+    expect: accept,
+  },
   { name: 'lone surrogates in keys and values', make: inPayload('\ud800key', () => ['\udc00', 'a\ud83d', '\ud83d\ude00']), expect: accept },
-  { name: 'control characters, NUL, BOM and bidi overrides', make: inPayload('s', () => '\u0000\u0001\u001f\ufeff\u202e\u2028\u2029"\\</script>'), expect: accept },
+  {
+    name: 'control characters, NUL, BOM and bidi overrides',
+    make: inPayload('s', () => '\u0000\u0001\u001f\ufeff\u202e\u2028\u2029"\\</script>'),
+    expect: accept,
+  },
   { name: 'an empty key and a 1,000-character key', make: inPayload('', () => ({ ['k'.repeat(1_000)]: 1 })), expect: accept },
   { name: 'objects nested 100 deep', make: inPayload('deep', () => nested(100, 'leaf')), expect: accept },
 

@@ -33,12 +33,14 @@ function neighbour(method: MessageType, messageId: string): Record<string, unkno
 /** Why an accepted message, as received, is not what JSON.stringify of the input would give (or breaks the wire rules). */
 function serializationProblems(method: MessageType, input: Record<string, unknown>, wire: any): string[] {
   const problems: string[] = []
-  if (typeof wire !== 'object' || wire === null || Array.isArray(wire)) return [`arrived as ${JSON.stringify(wire)}, not as a message object`]
+  if (typeof wire !== 'object' || wire === null || Array.isArray(wire))
+    return [`arrived as ${JSON.stringify(wire)}, not as a message object`]
   if (wire.type !== method) problems.push(`type is ${wire.type}`)
   if (typeof wire.timestamp !== 'string' || Number.isNaN(Date.parse(wire.timestamp))) problems.push(`timestamp is ${wire.timestamp}`)
   const expectedKeys = new Set<string>()
   // sentAt belongs to the request: the client drops a message's own and, for an alias sent on its own, adds the body's.
-  const ownedByClient = method === 'alias' ? ['type', 'messageId', 'timestamp', 'context', 'sentAt'] : ['type', 'messageId', 'timestamp', 'context']
+  const ownedByClient =
+    method === 'alias' ? ['type', 'messageId', 'timestamp', 'context', 'sentAt'] : ['type', 'messageId', 'timestamp', 'context']
   for (const key of Object.keys(input)) {
     if (key === 'type' || key === 'sentAt') continue
     let value = input[key]
@@ -49,7 +51,7 @@ function serializationProblems(method: MessageType, input: Record<string, unknow
     }
     if (key === 'context') {
       if (value == null) continue
-      const expected = JSON.stringify({ library: { name: LIBRARY_NAME, version: VERSION }, ...(value as object) })
+      const expected = JSON.stringify({ library: { name: LIBRARY_NAME, version: VERSION }, ...value })
       if (JSON.stringify(wire.context) !== expected) problems.push(`context ${JSON.stringify(wire.context)}, expected ${expected}`)
       continue
     }
@@ -76,7 +78,8 @@ function serializationProblems(method: MessageType, input: Record<string, unknow
   if (method === 'group' && !isId(wire.groupId)) problems.push('a group without groupId went on the wire')
   for (const field of ['properties', 'traits', 'context', 'integrations']) {
     const v = wire[field]
-    if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) problems.push(`${field} went on the wire as ${JSON.stringify(v)}`)
+    if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)))
+      problems.push(`${field} went on the wire as ${JSON.stringify(v)}`)
   }
   return problems
 }
@@ -115,30 +118,36 @@ describe.each(METHODS)('%s: hostile input', (method) => {
     await server.close()
   })
 
-  it.each(CASES.map((c): [string, HostileCase] => [c.name, c]))('%s: a ValidationError naming a field, or sent as JSON.stringify would', (name, c) => {
-    const result = results.get(name) as Result
-    const problems: string[] = []
-    const error = (result.thrown ?? result.error) as Error | undefined
-    if (result.thrown !== undefined && result.calls !== 0) problems.push('threw and also called the callback')
-    if (result.thrown === undefined && result.calls !== 1) problems.push(`callback called ${result.calls} times`)
-    const expectation = c.expect?.(method)
-    if (error !== undefined) {
-      if (!(error instanceof ValidationError)) problems.push(`${error.name}: ${error.message}`)
-      else {
-        if (!error.field || !error.message.includes(`"${error.field}"`)) problems.push(`the error does not name its field: ${error.message}`)
-        if (expectation === 'accept') problems.push(`refused (${error.message}), expected it to be sent`)
-        else if (expectation !== undefined && error.field !== expectation.field) problems.push(`names "${error.field}", expected "${expectation.field}"`)
+  it.each(CASES.map((c): [string, HostileCase] => [c.name, c]))(
+    '%s: a ValidationError naming a field, or sent as JSON.stringify would',
+    (name, c) => {
+      const result = results.get(name) as Result
+      const problems: string[] = []
+      const error = (result.thrown ?? result.error) as Error | undefined
+      if (result.thrown !== undefined && result.calls !== 0) problems.push('threw and also called the callback')
+      if (result.thrown === undefined && result.calls !== 1) problems.push(`callback called ${result.calls} times`)
+      const expectation = c.expect?.(method)
+      if (error !== undefined) {
+        if (!(error instanceof ValidationError)) problems.push(`${error.name}: ${error.message}`)
+        else {
+          if (!error.field || !error.message.includes(`"${error.field}"`))
+            problems.push(`the error does not name its field: ${error.message}`)
+          if (expectation === 'accept') problems.push(`refused (${error.message}), expected it to be sent`)
+          else if (expectation !== undefined && error.field !== expectation.field)
+            problems.push(`names "${error.field}", expected "${expectation.field}"`)
+        }
+        // A refused message is never sent.
+        if (server.acceptedMessages.some((m) => m?.messageId === result.messageId)) problems.push('refused but sent')
+      } else {
+        if (expectation !== undefined && expectation !== 'accept')
+          problems.push(`accepted, expected a ValidationError naming "${expectation.field}"`)
+        const arrived = server.acceptedMessages.filter((m) => m?.messageId === result.messageId)
+        if (arrived.length !== 1) problems.push(`accepted, but arrived ${arrived.length} times`)
+        else problems.push(...serializationProblems(method, result.input as Record<string, unknown>, arrived[0]))
       }
-      // A refused message is never sent.
-      if (server.acceptedMessages.some((m) => m?.messageId === result.messageId)) problems.push('refused but sent')
-    } else {
-      if (expectation !== undefined && expectation !== 'accept') problems.push(`accepted, expected a ValidationError naming "${expectation.field}"`)
-      const arrived = server.acceptedMessages.filter((m) => m?.messageId === result.messageId)
-      if (arrived.length !== 1) problems.push(`accepted, but arrived ${arrived.length} times`)
-      else problems.push(...serializationProblems(method, result.input as Record<string, unknown>, arrived[0]))
-    }
-    expect(problems).toEqual([])
-  })
+      expect(problems).toEqual([])
+    },
+  )
 
   it('delivers every valid message sent beside a hostile one, intact and once', () => {
     const problems: string[] = []
@@ -146,7 +155,10 @@ describe.each(METHODS)('%s: hostile input', (method) => {
       for (const id of [`v${k}a`, `v${k}b`]) {
         const arrived = server.acceptedMessages.filter((m) => m?.messageId === id)
         if (arrived.length !== 1) problems.push(`${id} arrived ${arrived.length} times`)
-        else if (JSON.stringify(arrived[0][payloadField(method)]) !== JSON.stringify(method === 'alias' ? { library: { name: LIBRARY_NAME, version: VERSION }, ...RICH } : RICH)) {
+        else if (
+          JSON.stringify(arrived[0][payloadField(method)]) !==
+          JSON.stringify(method === 'alias' ? { library: { name: LIBRARY_NAME, version: VERSION }, ...RICH } : RICH)
+        ) {
           problems.push(`${id} arrived changed: ${JSON.stringify(arrived[0])}`)
         }
       }
@@ -180,8 +192,10 @@ describe.each(METHODS)('%s: hostile input', (method) => {
       } catch (err) {
         thrown = err
       }
-      if (refused === undefined && thrown !== undefined) problems.push(`${c.name}: threw ${String(thrown)} though the same message was accepted`)
-      if (refused !== undefined && !(thrown instanceof ValidationError)) problems.push(`${c.name}: did not throw a ValidationError (${String(thrown)})`)
+      if (refused === undefined && thrown !== undefined)
+        problems.push(`${c.name}: threw ${String(thrown)} though the same message was accepted`)
+      if (refused !== undefined && !(thrown instanceof ValidationError))
+        problems.push(`${c.name}: did not throw a ValidationError (${String(thrown)})`)
       const before = handled.length
       try {
         sender(withHandler, method)(c.make(validMessage(method, 'again'), method))

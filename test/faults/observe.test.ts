@@ -27,12 +27,23 @@ describe('stats() and on() events', () => {
   it('count what happened: sent, failed, dropped, retried, requests, queued and in flight', async () => {
     // Request 0 gets a 503, its retry waits 500 ms for a 200; an alias gets a 400.
     server = await startFaultServer((index, path) =>
-      path === '/v1/alias' ? { kind: 'status', status: 400 }
-      : index === 0 ? { kind: 'status', status: 503 }
-      : index === 1 ? { kind: 'delay', ms: 500 }
-      : { kind: 'status', status: 200 },
+      path === '/v1/alias'
+        ? { kind: 'status', status: 400 }
+        : index === 0
+          ? { kind: 'status', status: 503 }
+          : index === 1
+            ? { kind: 'delay', ms: 500 }
+            : { kind: 'status', status: 200 },
     )
-    analytics = new Analytics('obs-key', { host: server.url, flushAt: 1_000, flushInterval: 0, maxQueueSize: 5, retryDelay: 1, maxRetryDelay: 2, errorHandler: () => undefined })
+    analytics = new Analytics('obs-key', {
+      host: server.url,
+      flushAt: 1_000,
+      flushInterval: 0,
+      maxQueueSize: 5,
+      retryDelay: 1,
+      maxRetryDelay: 2,
+      errorHandler: () => undefined,
+    })
     const events = listen(analytics)
     const outcomes = new Outcomes()
 
@@ -55,7 +66,10 @@ describe('stats() and on() events', () => {
     expect(analytics.stats()).toEqual({ queued: 0, inFlight: 0, sent: 5, failed: 1, dropped: 3, retried: 1, requests: 2 })
 
     // m1-m4 went out (with flush(), beside the retry of m0) and were answered first.
-    expect(events.flush.map((f) => [f.path, f.count])).toEqual([['/v1/batch', 4], ['/v1/batch', 1]])
+    expect(events.flush.map((f) => [f.path, f.count])).toEqual([
+      ['/v1/batch', 4],
+      ['/v1/batch', 1],
+    ])
     const answered = server.requests.filter((r) => r.status === 200).map((r) => Buffer.byteLength(r.text))
     expect(events.flush.map((f) => f.bytes).sort()).toEqual(answered.sort())
 

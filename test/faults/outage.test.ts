@@ -24,7 +24,8 @@ const HEAP_BOUND_BYTES = 8 * MB
 const HEAP_FLAT_BYTES = 1 * MB
 
 function runOutageChild(env: Record<string, string>): Promise<{ code: number | null; stderr: string; result: any }> {
-  if (!existsSync(DIST)) throw new Error(`dist/index.cjs is missing: run "npm run build" first (npm test builds before testing). Looked at ${DIST}`)
+  if (!existsSync(DIST))
+    throw new Error(`dist/index.cjs is missing: run "npm run build" first (npm test builds before testing). Looked at ${DIST}`)
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--expose-gc', path.join(__dirname, 'fixtures', 'outage.cjs')], {
       env: { ...process.env, ...env },
@@ -101,7 +102,6 @@ describe('an outage, in process', () => {
     analytics = new Analytics('outage-key', { host: server.url, ...options, maxQueueBytes: 50_000 })
     const outcomes = new Outcomes()
     let accepted = 0
-    let acceptedBytes = 0
     for (let i = 0; i < 2_000; i++) {
       const message = trackMessage(`m${i}`, { padding: 'p'.repeat(200) })
       analytics.track(message, outcomes.callback(`m${i}`))
@@ -122,7 +122,7 @@ describe('an outage, in process', () => {
     expect(server.accepted.size).toBe(accepted)
     // What was held is what arrived: its serialized bytes fit in maxQueueBytes, one more would not.
     const sizes = server.acceptedMessages.map((m) => Buffer.byteLength(JSON.stringify(m)))
-    acceptedBytes = sizes.reduce((a, b) => a + b, 0)
+    const acceptedBytes = sizes.reduce((a, b) => a + b, 0)
     expect(acceptedBytes).toBeLessThanOrEqual(50_000)
     expect(acceptedBytes + Math.min(...sizes)).toBeGreaterThan(50_000)
     expect(outcomes.notExactlyOnce()).toEqual([])

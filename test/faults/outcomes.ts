@@ -56,6 +56,9 @@ export class Outcomes {
 }
 
 /** A track message with a known messageId, so that the server's records can be matched to callbacks. */
-export function trackMessage(id: string, extra: Record<string, unknown> = {}): { userId: string; event: string; messageId: string; properties: Record<string, unknown> } {
+export function trackMessage(
+  id: string,
+  extra: Record<string, unknown> = {},
+): { userId: string; event: string; messageId: string; properties: Record<string, unknown> } {
   return { userId: `user-${id}`, event: 'Fault Test', messageId: id, properties: { id, ...extra } }
 }

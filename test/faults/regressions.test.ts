@@ -52,7 +52,7 @@ it('properties / traits / context with a toJSON are refused, never sent as a non
   const a = new Analytics('k', { host: server.url, flushAt: 1 })
   const errors: (Error | undefined)[] = []
   a.track({ userId: 'u', event: 'e', messageId: 'p1', properties: { toJSON: () => 'flat' } }, (e) => errors.push(e))
-  a.alias({ userId: 'u', previousId: 'p', messageId: 'c1', context: { toJSON: () => 'flat' } } as never, (e) => errors.push(e))
+  a.alias({ userId: 'u', previousId: 'p', messageId: 'c1', context: { toJSON: () => 'flat' } }, (e) => errors.push(e))
   await a.flush().catch(() => undefined)
   await until(() => errors.length === 2)
   // Refused with a ValidationError naming the field, never sent as a non-object.
@@ -65,7 +65,9 @@ it('ids that are inherited or not enumerable do not count for validation, as the
   const a = new Analytics('k', { host: server.url, flushAt: 1 })
   const results: (Error | undefined)[] = []
   a.track(Object.create({ userId: 'u', event: 'e', messageId: 'inh' }), (e) => results.push(e))
-  a.track(Object.defineProperty({ event: 'e', messageId: 'hid' }, 'userId', { value: 'u', enumerable: false }) as never, (e) => results.push(e))
+  a.track(Object.defineProperty({ event: 'e', messageId: 'hid' }, 'userId', { value: 'u', enumerable: false }) as never, (e) =>
+    results.push(e),
+  )
   await a.flush().catch(() => undefined)
   await until(() => results.length === 2)
   for (const m of server.acceptedMessages) {

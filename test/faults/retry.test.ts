@@ -15,7 +15,14 @@ afterEach(async () => {
 })
 
 function client(options: AnalyticsOptions = {}): Analytics {
-  const analytics = new Analytics('fault-key', { host: server.url, flushAt: 1, retryDelay: 1, maxRetryDelay: 5, timeout: 2_000, ...options })
+  const analytics = new Analytics('fault-key', {
+    host: server.url,
+    flushAt: 1,
+    retryDelay: 1,
+    maxRetryDelay: 5,
+    timeout: 2_000,
+    ...options,
+  })
   clients.push(analytics)
   return analytics
 }
@@ -47,22 +54,25 @@ describe('which failures are retried', () => {
     expect(analytics.stats()).toMatchObject({ sent: 1, failed: 0, retried: 1, requests: 1 })
   })
 
-  it.each([400, 401, 403, 404, 413, 501, 505])('does not retry a %i answer: the message fails with a DeliveryError carrying the status', async (status) => {
-    server = await startFaultServer(() => ({ kind: 'status', status }))
-    const analytics = client({ maxRetries: 5 })
-    const retries = retriesOf(analytics)
-    const outcomes = new Outcomes()
-    analytics.track(trackMessage('m1'), outcomes.callback('m1'))
-    await expect(analytics.flush()).rejects.toBeInstanceOf(DeliveryError)
+  it.each([400, 401, 403, 404, 413, 501, 505])(
+    'does not retry a %i answer: the message fails with a DeliveryError carrying the status',
+    async (status) => {
+      server = await startFaultServer(() => ({ kind: 'status', status }))
+      const analytics = client({ maxRetries: 5 })
+      const retries = retriesOf(analytics)
+      const outcomes = new Outcomes()
+      analytics.track(trackMessage('m1'), outcomes.callback('m1'))
+      await expect(analytics.flush()).rejects.toBeInstanceOf(DeliveryError)
 
-    expect(server.arrivals).toBe(1)
-    expect(retries).toHaveLength(0)
-    const { calls, error } = outcomes.get('m1')!
-    expect(calls).toBe(1)
-    expect(error).toBeInstanceOf(DeliveryError)
-    expect(error).toMatchObject({ status, attempts: 1 })
-    expect(analytics.stats()).toMatchObject({ sent: 0, failed: 1, retried: 0, requests: 0 })
-  })
+      expect(server.arrivals).toBe(1)
+      expect(retries).toHaveLength(0)
+      const { calls, error } = outcomes.get('m1')!
+      expect(calls).toBe(1)
+      expect(error).toBeInstanceOf(DeliveryError)
+      expect(error).toMatchObject({ status, attempts: 1 })
+      expect(analytics.stats()).toMatchObject({ sent: 0, failed: 1, retried: 0, requests: 0 })
+    },
+  )
 
   it('retries a connection reset mid-request and then delivers', async () => {
     server = await startFaultServer(failFirst(2, { kind: 'reset' }))

@@ -25,7 +25,8 @@ interface Child {
 
 /** Starts a fixture with node; it is killed if it has not exited by itself within CHILD_LIMIT_MS. */
 function runChild(script: string, args: string[], env: Record<string, string> = {}): Child {
-  if (!existsSync(DIST)) throw new Error(`dist/index.cjs is missing: run "npm run build" first (npm test builds before testing). Looked at ${DIST}`)
+  if (!existsSync(DIST))
+    throw new Error(`dist/index.cjs is missing: run "npm run build" first (npm test builds before testing). Looked at ${DIST}`)
   const child = spawn(process.execPath, [path.join(FIXTURES, script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -195,7 +196,8 @@ describe('the beforeExit flush (the event loop runs dry, nobody calls flush)', (
   it('drains 20 instances through one process-wide beforeExit listener', async () => {
     server = await startFaultServer((index): Fault => (index % 3 === 0 ? { kind: 'status', status: 503 } : { kind: 'status', status: 200 }))
     const options = { retryDelay: 5, maxRetryDelay: 20, maxRetries: 20 }
-    const { code, result } = await runChild('track-then-return.cjs', [server.url, '2000', JSON.stringify(options)], { INSTANCES: '20' }).done
+    const { code, result } = await runChild('track-then-return.cjs', [server.url, '2000', JSON.stringify(options)], { INSTANCES: '20' })
+      .done
     expect(code).toBe(0)
     expect(result.listeners).toBe(1)
     expect(result).toMatchObject({ messages: 2_000, ok: 2_000, errors: {}, notOnce: 0, unhandled: [] })

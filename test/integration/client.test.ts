@@ -133,7 +133,6 @@ describe('the client against a plain HTTP server', () => {
     expect(new Set(ids).size).toBe(1)
     expect(cb).toHaveBeenCalledWith(undefined, expect.any(Array))
   })
-
 })
 
 describe('the built package', () => {

@@ -37,7 +37,18 @@ function runSnippet(source: string): Promise<{ code: number; stdout: string; std
 function userFields(record: MessageRecord) {
   const m = record.message
   const picked: Record<string, unknown> = { type: record.type }
-  for (const key of ['event', 'userId', 'anonymousId', 'previousId', 'groupId', 'name', 'category', 'properties', 'traits', 'integrations']) {
+  for (const key of [
+    'event',
+    'userId',
+    'anonymousId',
+    'previousId',
+    'groupId',
+    'name',
+    'category',
+    'properties',
+    'traits',
+    'integrations',
+  ]) {
     if (m[key] !== undefined) picked[key] = m[key]
   }
   if (m.event === 'Trial Started') picked.timestamp = m.timestamp

@@ -17,7 +17,12 @@ let tarball: string
 let packedFiles: string[]
 
 function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 180_000, env: { ...process.env, npm_config_update_notifier: 'false' } })
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  })
   return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '', output: `${result.stdout}${result.stderr}` }
 }
 
@@ -45,7 +50,8 @@ beforeAll(() => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
   const install = npm(['install', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline', tarball], app)
   if (install.status !== 0) throw new Error(`npm install of the tarball failed:\n${install.output}`)
-  for (const file of ['consumer.mjs', 'consumer.cjs', 'consumer.ts', 'main.mts', 'main.cts']) copyFileSync(join(FIXTURES, file), join(app, file))
+  for (const file of ['consumer.mjs', 'consumer.cjs', 'consumer.ts', 'main.mts', 'main.cts'])
+    copyFileSync(join(FIXTURES, file), join(app, file))
 }, 240_000)
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true })
@@ -87,7 +93,11 @@ describe('the packed package', () => {
   })
 
   it('type-checks TypeScript with moduleResolution node16 (ESM and CommonJS files), and the output runs', () => {
-    const config = tsconfig('tsconfig.node16.json', { module: 'node16', moduleResolution: 'node16', outDir: 'out-node16' }, ['consumer.ts', 'main.mts', 'main.cts'])
+    const config = tsconfig('tsconfig.node16.json', { module: 'node16', moduleResolution: 'node16', outDir: 'out-node16' }, [
+      'consumer.ts',
+      'main.mts',
+      'main.cts',
+    ])
     const tsc = run(process.execPath, [TSC, '-p', config, '--pretty', 'false'], app)
     expect(tsc.output).toBe('')
     expect(tsc.status).toBe(0)
@@ -101,20 +111,31 @@ describe('the packed package', () => {
   })
 
   it('type-checks TypeScript with moduleResolution bundler', () => {
-    const config = tsconfig('tsconfig.bundler.json', { module: 'preserve', moduleResolution: 'bundler', noEmit: true }, ['consumer.ts', 'main.mts'])
+    const config = tsconfig('tsconfig.bundler.json', { module: 'preserve', moduleResolution: 'bundler', noEmit: true }, [
+      'consumer.ts',
+      'main.mts',
+    ])
     const tsc = run(process.execPath, [TSC, '-p', config, '--pretty', 'false'], app)
     expect(tsc.output).toBe('')
     expect(tsc.status).toBe(0)
   })
 
   it('publint finds no problem, even in strict mode', () => {
-    const publint = run(process.execPath, [join(ROOT, 'node_modules', 'publint', 'src', 'cli.js'), '--strict', join(app, 'node_modules', 'eventrail')], ROOT)
+    const publint = run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'publint', 'src', 'cli.js'), '--strict', join(app, 'node_modules', 'eventrail')],
+      ROOT,
+    )
     expect(publint.output).toContain('All good!')
     expect(publint.status).toBe(0)
   })
 
   it('attw finds no problem for node16 (from ESM and from CJS) and bundler resolution', () => {
-    const attw = run(process.execPath, [join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'node16', '--no-color'], ROOT)
+    const attw = run(
+      process.execPath,
+      [join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'node16', '--no-color'],
+      ROOT,
+    )
     expect(attw.status).toBe(0)
     for (const entry of ['"eventrail"', '"eventrail/testing"', '"eventrail/collector"']) expect(attw.output).toContain(entry)
     expect(attw.output).not.toMatch(/node16 \(from (CJS|ESM)\): (?!🟢)/)

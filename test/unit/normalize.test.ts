@@ -26,9 +26,7 @@ describe('normalizeMessage', () => {
 
   it('converts a Date timestamp to ISO-8601 and keeps an ISO string', () => {
     const date = new Date('2020-05-06T07:08:09.010Z')
-    expect(normalizeMessage('track', { userId: 'u', event: 'E', timestamp: date }, now, id).timestamp).toBe(
-      '2020-05-06T07:08:09.010Z',
-    )
+    expect(normalizeMessage('track', { userId: 'u', event: 'E', timestamp: date }, now, id).timestamp).toBe('2020-05-06T07:08:09.010Z')
     expect(normalizeMessage('track', { userId: 'u', event: 'E', timestamp: '2020-05-06T07:08:09+02:00' }, now, id).timestamp).toBe(
       '2020-05-06T07:08:09+02:00',
     )

@@ -33,20 +33,15 @@ describe('normalizeOptions', () => {
     ['maxInFlight', 0],
     ['compress', 1],
   ])('refuses %s = %p with an error naming the option', (name, value) => {
-    expect(() => normalizeOptions('key', { [name]: value } as never)).toThrow(new RegExp(`"${name}"`))
+    expect(() => normalizeOptions('key', { [name]: value })).toThrow(new RegExp(`"${name}"`))
   })
 
-  it.each(['ftp://example.com', 'not a url', 'api.segment.io', 42, 'https://example.com/?x=1'])(
-    'refuses the host %p',
-    (host) => {
-      expect(() => normalizeOptions('key', { host } as never)).toThrow(/"host" must be an http\(s\) URL/)
-    },
-  )
+  it.each(['ftp://example.com', 'not a url', 'api.segment.io', 42, 'https://example.com/?x=1'])('refuses the host %p', (host) => {
+    expect(() => normalizeOptions('key', { host } as never)).toThrow(/"host" must be an http\(s\) URL/)
+  })
 
   it('removes trailing slashes from the host', () => {
-    expect(normalizeOptions('key', { host: 'https://events.eu1.segmentapis.com///' }).host).toBe(
-      'https://events.eu1.segmentapis.com',
-    )
+    expect(normalizeOptions('key', { host: 'https://events.eu1.segmentapis.com///' }).host).toBe('https://events.eu1.segmentapis.com')
     expect(normalizeOptions('key', { host: 'http://127.0.0.1:4040/prefix/' }).host).toBe('http://127.0.0.1:4040/prefix')
   })
 

@@ -5,9 +5,7 @@ const policy = { maxRetries: 3, baseMs: 100, capMs: 1000, maxTotalMs: 5000 }
 
 describe('retry policy', () => {
   it.each([408, 429, 500, 502, 503, 504, 599])('retries %i', (status) => expect(isRetryableStatus(status)).toBe(true))
-  it.each([200, 400, 401, 403, 404, 413, 422, 501, 505])('does not retry %i', (status) =>
-    expect(isRetryableStatus(status)).toBe(false),
-  )
+  it.each([200, 400, 401, 403, 404, 413, 422, 501, 505])('does not retry %i', (status) => expect(isRetryableStatus(status)).toBe(false))
 
   it('draws full jitter below base × 2^attempt, capped', () => {
     expect(backoffDelayMs(0, policy, () => 0.999)).toBe(99)

@@ -70,7 +70,9 @@ describe('validateMessage', () => {
   })
 
   it('integrations values are booleans or option objects', () => {
-    expect(() => validateMessage('track', { ...base('track'), integrations: { All: false, Mixpanel: true, Amplitude: { x: 1 } } })).not.toThrow()
+    expect(() =>
+      validateMessage('track', { ...base('track'), integrations: { All: false, Mixpanel: true, Amplitude: { x: 1 } } }),
+    ).not.toThrow()
     expect(errorOf('track', { ...base('track'), integrations: { Mixpanel: 'yes' } }).field).toBe('integrations.Mixpanel')
   })
 
