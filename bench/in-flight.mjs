@@ -38,7 +38,9 @@ async function child({ host, maxInFlight, events }) {
 
 function runChild(params) {
   return new Promise((resolve, reject) => {
-    const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(params)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(params)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
     let result
     const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000)
     proc.on('message', (msg) => (result = msg))

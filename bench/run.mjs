@@ -293,7 +293,8 @@ async function main() {
       )
     }
     if (wanted(4)) S.coldStart = await coldStart(host)
-    if (wanted(5)) S.big = await interleaved('5 big payloads', (c) => measure(sink, host, 'big', c, {}, { sinkOptions: { checkEvents: true } }))
+    if (wanted(5))
+      S.big = await interleaved('5 big payloads', (c) => measure(sink, host, 'big', c, {}, { sinkOptions: { checkEvents: true } }))
     if (wanted(6)) {
       S.tenants = await interleaved('6 tenants', (c) =>
         measure(sink, host, 'tenants', c, { tenants: countFor(c, 'tenants'), idleWaitMs: P.idleWaitMs }),

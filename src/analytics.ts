@@ -14,7 +14,6 @@ import type {
   EventCatalog,
   GroupMessage,
   IdentifyMessage,
-  Message,
   MessageType,
   PageMessage,
   ScreenMessage,
@@ -45,11 +44,7 @@ export interface CloseOptions {
  * await analytics.flush()
  * ```
  */
-export class Analytics<
-  Events extends EventCatalog = AnyEvents,
-  UserTraits extends object = Traits,
-  GroupTraits extends object = Traits,
-> {
+export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits extends object = Traits, GroupTraits extends object = Traits> {
   readonly #options: ResolvedOptions
   readonly #scheduler: FlushScheduler
   readonly #observers = new Observers()
@@ -290,7 +285,7 @@ export class Analytics<
     const { error, batch } = await outcome
     if (callback !== undefined) {
       try {
-        callback(error, batch as Message[])
+        callback(error, batch)
       } catch (err) {
         this.#report(toError(err))
       }

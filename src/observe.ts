@@ -58,11 +58,11 @@ export class Observers {
     this.#listeners ??= new Map()
     let set = this.#listeners.get(event)
     if (set === undefined) this.#listeners.set(event, (set = new Set()))
-    set.add(listener as Listener<never>)
+    set.add(listener)
   }
 
   off<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
-    this.#listeners?.get(event)?.delete(listener as Listener<never>)
+    this.#listeners?.get(event)?.delete(listener)
   }
 
   /** Whether anyone listens to `event`. */

@@ -26,7 +26,11 @@ export function parseBatch(entries: readonly QueuedEntry[]): Message[] {
 }
 
 /** Runs a callback for a message that was never queued, after the current call returns. */
-export function settleLater(callback: (err: Error | undefined, batch: undefined) => void, error: Error, report: (err: unknown) => void): void {
+export function settleLater(
+  callback: (err: Error | undefined, batch: undefined) => void,
+  error: Error,
+  report: (err: unknown) => void,
+): void {
   void Promise.resolve().then(() => {
     try {
       callback(error, undefined)

@@ -57,6 +57,7 @@ export type EventCatalog = object
 /** The catalog used when none is given: any event name, free-form properties. */
 export type AnyEvents = Record<string, Properties>
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P`: is every property of P optional?
 type PropertiesField<P> = {} extends P ? { properties?: P } : { properties: P }
 
 /** `event` and `properties` of a track message, checked against the catalog when one is given. */
@@ -80,12 +81,10 @@ export interface PageProperties extends Properties {
 }
 
 /** The fields of `page`. */
-export type PageMessage = Identity &
-  CommonFields & { name?: string; category?: string; properties?: PageProperties }
+export type PageMessage = Identity & CommonFields & { name?: string; category?: string; properties?: PageProperties }
 
 /** The fields of `screen`. */
-export type ScreenMessage = Identity &
-  CommonFields & { name?: string; category?: string; properties?: Properties }
+export type ScreenMessage = Identity & CommonFields & { name?: string; category?: string; properties?: Properties }
 
 /** The fields of `group`. */
 export type GroupMessage<T extends object = Traits> = Identity & CommonFields & { groupId: Id; traits?: T }

@@ -55,6 +55,10 @@ export function dependencyClosure(rootDir, rootBytes) {
 
 /** Bytes of the files `npm pack` would publish for the package in `dir` (what an install unpacks). */
 export function publishedBytes(dir) {
-  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   return JSON.parse(out)[0].unpackedSize
 }

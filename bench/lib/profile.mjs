@@ -97,5 +97,10 @@ export function summarizeProfile(path) {
     .sort((a, b) => b.selfMs - a.selfMs)
   const groupPct = {}
   for (const [group, us] of Object.entries(groups)) groupPct[group] = pct(us)
-  return { totalMs: busyUs / 1000, groups: groupPct, functions, inclusive: [...total.entries()].map(([key, us]) => ({ key, totalPct: pct(us) })) }
+  return {
+    totalMs: busyUs / 1000,
+    groups: groupPct,
+    functions,
+    inclusive: [...total.entries()].map(([key, us]) => ({ key, totalPct: pct(us) })),
+  }
 }

@@ -23,13 +23,23 @@ function rowsOf(scenario, clients, columns) {
   const base = scenario[BASE] ?? {}
   return clients.map((client) => {
     const r = scenario[client]
-    if (!r || r.error) return [client, `error: ${String(r?.error ?? 'not run').split('\n')[0].slice(0, 80)}`, ...columns.slice(1).map(() => '')]
+    if (!r || r.error)
+      return [
+        client,
+        `error: ${String(r?.error ?? 'not run')
+          .split('\n')[0]
+          .slice(0, 80)}`,
+        ...columns.slice(1).map(() => ''),
+      ]
     const note = r.errors ? ` (${r.errors} of ${r.runs} runs failed)` : ''
     return [client + note, ...columns.map((col) => col(r, base))]
   })
 }
 
-const v = (key, digits = 0, scale = 1) => (r) => num(r[key] === undefined ? undefined : r[key] * scale, digits)
+const v =
+  (key, digits = 0, scale = 1) =>
+  (r) =>
+    num(r[key] === undefined ? undefined : r[key] * scale, digits)
 const x = (key) => (r, base) => ratio(r[key], base[key])
 
 export function renderTables(results) {
@@ -48,7 +58,18 @@ export function renderTables(results) {
     out.push('', `### 1. Caller cost: ${num(P.calls)} track() calls of a ~500-byte event, yielding every 100 calls`, '')
     out.push(
       table(
-        ['client', 'calls', 'ns per track()', '×', 'CPU per event until acknowledged (µs)', '×', 'CPU total (ms)', 'wall (ms)', 'requests', 'lost'],
+        [
+          'client',
+          'calls',
+          'ns per track()',
+          '×',
+          'CPU per event until acknowledged (µs)',
+          '×',
+          'CPU total (ms)',
+          'wall (ms)',
+          'requests',
+          'lost',
+        ],
         rowsOf(S.caller, clients, [
           v('sent'),
           v('nsPerCall'),
@@ -65,7 +86,22 @@ export function renderTables(results) {
   }
   const throughputTable = (scenario) =>
     table(
-      ['client', 'events', 'events/s', '×', 'CPU per event (µs)', '×', 'requests', 'events/request', 'peak sockets', 'sockets opened', 'largest request (KB)', 'requests refused', 'lost', 'duplicated'],
+      [
+        'client',
+        'events',
+        'events/s',
+        '×',
+        'CPU per event (µs)',
+        '×',
+        'requests',
+        'events/request',
+        'peak sockets',
+        'sockets opened',
+        'largest request (KB)',
+        'requests refused',
+        'lost',
+        'duplicated',
+      ],
       rowsOf(scenario, clients, [
         v('sent'),
         v('eventsPerSec'),
@@ -94,8 +130,29 @@ export function renderTables(results) {
     out.push('', `### 3. Memory: ${num(P.memoryEvents)} events queued while the sink holds every request, then the sink resumes`, '')
     out.push(
       table(
-        ['client', 'events', 'bytes per queued event', '×', 'peak RSS (MB)', '×', 'requests held by the sink', 'lost after resume', 'duplicated', 'drain after resume (ms)'],
-        rowsOf(S.memory, clients, [v('sent'), v('bytesPerEvent'), x('bytesPerEvent'), v('peakRssMb'), x('peakRssMb'), v('requestsHeld'), v('lost'), v('duplicates'), v('drainMs')]),
+        [
+          'client',
+          'events',
+          'bytes per queued event',
+          '×',
+          'peak RSS (MB)',
+          '×',
+          'requests held by the sink',
+          'lost after resume',
+          'duplicated',
+          'drain after resume (ms)',
+        ],
+        rowsOf(S.memory, clients, [
+          v('sent'),
+          v('bytesPerEvent'),
+          x('bytesPerEvent'),
+          v('peakRssMb'),
+          x('peakRssMb'),
+          v('requestsHeld'),
+          v('lost'),
+          v('duplicates'),
+          v('drainMs'),
+        ]),
       ),
     )
   }
@@ -103,7 +160,18 @@ export function renderTables(results) {
     out.push('', `### 4. Cold start and footprint: median of ${P.imports} fresh processes; installed runtime closure`, '')
     out.push(
       table(
-        ['client', 'import() (ms)', '×', 'require() (ms)', '×', 'then first event acknowledged (ms)', '×', 'installed (KB)', '×', 'packages'],
+        [
+          'client',
+          'import() (ms)',
+          '×',
+          'require() (ms)',
+          '×',
+          'then first event acknowledged (ms)',
+          '×',
+          'installed (KB)',
+          '×',
+          'packages',
+        ],
         rowsOf(S.coldStart, clients, [
           v('importMs', 1),
           x('importMs'),
@@ -122,7 +190,15 @@ export function renderTables(results) {
     out.push('', '### 5. Big payloads: 300 valid events of 28–31 KB (half multi-byte text) and 20 of ~40 KB, default options', '')
     out.push(
       table(
-        ['client', 'requests', 'largest request (KB)', 'requests over 500 KB', 'oversize events sent', 'valid events lost (of 300)', 'refused or failed (client\'s own count)'],
+        [
+          'client',
+          'requests',
+          'largest request (KB)',
+          'requests over 500 KB',
+          'oversize events sent',
+          'valid events lost (of 300)',
+          "refused or failed (client's own count)",
+        ],
         rowsOf(S.big, clients, [
           v('requests'),
           v('largestRequestKb', 1),
@@ -143,7 +219,7 @@ export function renderTables(results) {
           'client',
           'memory per instance (KB)',
           '×',
-          'timers while idle (ref\'d)',
+          "timers while idle (ref'd)",
           'sockets while idle',
           ...(later ? [`after ${P.idleWaitMs / 1000} s more: timers / sockets`] : []),
           'instances',
@@ -190,7 +266,12 @@ function targetRows({ scenarios: S, params: P }) {
     check('client CPU, scenario 1 ≤ 1.3× baseline', fr(r(S.caller, 'cpuUsPerEvent')), r(S.caller, 'cpuUsPerEvent') <= 1.3)
     check('ns per track() ≤ 1.5× baseline', fr(r(S.caller, 'nsPerCall')), r(S.caller, 'nsPerCall') <= 1.5)
   }
-  if (S.throughputDefault) check('throughput, default options ≥ 0.8× baseline', fr(r(S.throughputDefault, 'eventsPerSec')), r(S.throughputDefault, 'eventsPerSec') >= 0.8)
+  if (S.throughputDefault)
+    check(
+      'throughput, default options ≥ 0.8× baseline',
+      fr(r(S.throughputDefault, 'eventsPerSec')),
+      r(S.throughputDefault, 'eventsPerSec') >= 0.8,
+    )
   if (S.throughputMax) {
     check('throughput, maximum batching ≥ 0.8× baseline', fr(r(S.throughputMax, 'eventsPerSec')), r(S.throughputMax, 'eventsPerSec') >= 0.8)
     const over = e(S.throughputMax)?.refusedOversize
@@ -217,7 +298,11 @@ function targetRows({ scenarios: S, params: P }) {
     const timers = later ? t.timersLater : t.timersIdle
     const sockets = later ? t.socketsLater : t.socketsIdle
     check(`scenario 6: timers held by ${num(P.tenants)} idle instances = 0`, String(timers), timers === 0)
-    check(`scenario 6: sockets held by idle instances${later ? ` (after ${P.idleWaitMs / 1000} s)` : ''} = 0`, String(sockets), sockets === 0)
+    check(
+      `scenario 6: sockets held by idle instances${later ? ` (after ${P.idleWaitMs / 1000} s)` : ''} = 0`,
+      String(sockets),
+      sockets === 0,
+    )
   }
   return rows
 }
@@ -242,7 +327,12 @@ export function renderProfile(profiles) {
     if (p.client === 'eventrail') {
       const own = s.functions.filter((f) => f.group === 'eventrail').slice(0, 12)
       out.push('', 'eventrail src, by self time:', '')
-      out.push(table(['src function', 'self %', 'total %'], own.map((f) => [f.key, f.selfPct.toFixed(1), f.totalPct.toFixed(1)])))
+      out.push(
+        table(
+          ['src function', 'self %', 'total %'],
+          own.map((f) => [f.key, f.selfPct.toFixed(1), f.totalPct.toFixed(1)]),
+        ),
+      )
     }
     out.push('')
   }

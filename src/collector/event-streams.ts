@@ -1,15 +1,15 @@
-import type { ServerResponse } from "node:http";
-import type { RecordStore } from "./store";
-import type { MessageRecord, RequestRecord } from "./types";
+import type { ServerResponse } from 'node:http'
+import type { RecordStore } from './store'
+import type { MessageRecord, RequestRecord } from './types'
 
 /** Records a debugger page gets when it connects, newest last: the last ones of each kind. */
-const BACKLOG_MESSAGES = 1000;
-const BACKLOG_REJECTED = 200;
+const BACKLOG_MESSAGES = 1000
+const BACKLOG_REJECTED = 200
 
 // A page that stops reading (a frozen tab, a suspended laptop) must not make the collector hold
 // every later record for it: past this many bytes waiting to be sent, its stream is cut. Its
 // EventSource reconnects and starts again from the backlog, so it loses nothing still in memory.
-const MAX_PENDING_BYTES = 4 * 1024 * 1024;
+const MAX_PENDING_BYTES = 4 * 1024 * 1024
 
 /**
  * The live feed of the debugger page, as server-sent events: `reset` when a page connects (or the
@@ -18,71 +18,60 @@ const MAX_PENDING_BYTES = 4 * 1024 * 1024;
  * still in memory and never shows a record twice.
  */
 export class EventStreams {
-  readonly #clients = new Set<ServerResponse>();
-  readonly #store: RecordStore;
+  readonly #clients = new Set<ServerResponse>()
+  readonly #store: RecordStore
 
   constructor(store: RecordStore) {
-    this.#store = store;
-    store.on("message", (record) => this.#broadcast("message", record));
-    store.on("request", (record) => {
-      if (record.status === 400) this.#broadcast("rejected", record);
-    });
-    store.onClear(() => this.#broadcast("reset", {}));
+    this.#store = store
+    store.on('message', (record) => this.#broadcast('message', record))
+    store.on('request', (record) => {
+      if (record.status === 400) this.#broadcast('rejected', record)
+    })
+    store.onClear(() => this.#broadcast('reset', {}))
   }
 
   /** Turns `res` into an event stream: the backlog now, new records as they come. */
   open(res: ServerResponse): void {
     res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-    });
-    res.write("retry: 1000\n\n");
-    res.write(frame("reset", {}));
-    for (const [event, record] of backlog(this.#store))
-      res.write(frame(event, record));
-    this.#clients.add(res);
-    res.on("close", () => this.#clients.delete(res));
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    })
+    res.write('retry: 1000\n\n')
+    res.write(frame('reset', {}))
+    for (const [event, record] of backlog(this.#store)) res.write(frame(event, record))
+    this.#clients.add(res)
+    res.on('close', () => this.#clients.delete(res))
   }
 
   /** Ends every stream (the page's EventSource would reconnect to a running collector). */
   closeAll(): void {
-    for (const res of this.#clients) res.end();
-    this.#clients.clear();
+    for (const res of this.#clients) res.end()
+    this.#clients.clear()
   }
 
   #broadcast(event: string, data: unknown): void {
-    if (this.#clients.size === 0) return;
-    const text = frame(event, data);
+    if (this.#clients.size === 0) return
+    const text = frame(event, data)
     for (const res of this.#clients) {
       if (res.writableLength > MAX_PENDING_BYTES) {
-        this.#clients.delete(res);
-        res.destroy();
-      } else res.write(text);
+        this.#clients.delete(res)
+        res.destroy()
+      } else res.write(text)
     }
   }
 }
 
 function frame(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 // The last messages and rejected requests in the order they arrived.
-function backlog(
-  store: RecordStore,
-): Array<["message", MessageRecord] | ["rejected", RequestRecord]> {
-  const messages = store.messages
-    .slice(-BACKLOG_MESSAGES)
-    .map((r): ["message", MessageRecord] => ["message", r]);
+function backlog(store: RecordStore): Array<['message', MessageRecord] | ['rejected', RequestRecord]> {
+  const messages = store.messages.slice(-BACKLOG_MESSAGES).map((r): ['message', MessageRecord] => ['message', r])
   const rejected = store.requests
     .filter((r) => r.status === 400)
     .slice(-BACKLOG_REJECTED)
-    .map((r): ["rejected", RequestRecord] => ["rejected", r]);
-  return [...messages, ...rejected].sort((a, b) =>
-    a[1].receivedAt < b[1].receivedAt
-      ? -1
-      : a[1].receivedAt > b[1].receivedAt
-        ? 1
-        : 0,
-  );
+    .map((r): ['rejected', RequestRecord] => ['rejected', r])
+  return [...messages, ...rejected].sort((a, b) => (a[1].receivedAt < b[1].receivedAt ? -1 : a[1].receivedAt > b[1].receivedAt ? 1 : 0))
 }

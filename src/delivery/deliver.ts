@@ -75,12 +75,7 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
   }
 }
 
-async function attemptOnce(
-  path: string,
-  body: string,
-  ctx: DeliveryContext,
-  timeoutMs: number,
-): Promise<TransportResponse> {
+async function attemptOnce(path: string, body: string, ctx: DeliveryContext, timeoutMs: number): Promise<TransportResponse> {
   if (ctx.signal.aborted) throw ctx.signal.reason
   const controller = new AbortController()
   const abort = (): void => controller.abort(ctx.signal.reason)

@@ -36,7 +36,8 @@ export function parseRetryAfterMs(header: string | null | undefined, nowMs: numb
   if (text === '') return undefined
   let ms: number
   if (/^\d+(?:\.\d+)?$/.test(text)) ms = Number(text) * 1000
-  else if (!/^[A-Za-z]/.test(text)) return undefined // every HTTP-date form starts with a day name
+  else if (!/^[A-Za-z]/.test(text))
+    return undefined // every HTTP-date form starts with a day name
   else {
     const date = Date.parse(text)
     if (Number.isNaN(date)) return undefined

@@ -38,17 +38,15 @@ let defaultFetch: Promise<DefaultFetch> | undefined
 // loaded on the first send, not at import, and never when a `fetch` option is given. The
 // keep-alive agents, one per protocol, are shared by every instance in the process.
 function loadDefaultFetch(): Promise<DefaultFetch> {
-  defaultFetch ??= Promise.all([import('node-fetch'), import('node:http'), import('node:https')]).then(
-    ([nodeFetch, http, https]) => {
-      const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }
-      const httpAgent = new http.Agent(options)
-      const httpsAgent = new https.Agent(options)
-      return {
-        fetch: nodeFetch.default as unknown as FetchLike,
-        agentFor: (url: URL) => (url.protocol === 'http:' ? httpAgent : httpsAgent),
-      }
-    },
-  )
+  defaultFetch ??= Promise.all([import('node-fetch'), import('node:http'), import('node:https')]).then(([nodeFetch, http, https]) => {
+    const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }
+    const httpAgent = new http.Agent(options)
+    const httpsAgent = new https.Agent(options)
+    return {
+      fetch: nodeFetch.default as unknown as FetchLike,
+      agentFor: (url: URL) => (url.protocol === 'http:' ? httpAgent : httpsAgent),
+    }
+  })
   return defaultFetch
 }
 

@@ -22,14 +22,19 @@ export function normalizeMessage(
   nowIso: () => string,
   newMessageId: () => string,
 ): Message {
-  const { timestamp, context, messageId } = message
+  // Validated: a non-empty messageId string, a Date or ISO-8601 timestamp, an object context.
+  const { timestamp, context, messageId } = message as {
+    timestamp?: Date | string | null
+    context?: object | null
+    messageId?: string | null
+  }
   // Fixed leading keys, then the caller's own keys one by one: measured twice as fast as an
   // object spread, whose result JSON.stringify then serializes slowly.
   const normalized: Record<string, unknown> = {
     type,
-    messageId: messageId == null ? newMessageId() : String(messageId),
-    timestamp: timestamp == null ? nowIso() : timestamp instanceof Date ? timestamp.toISOString() : String(timestamp),
-    context: context == null ? LIBRARY_CONTEXT : { library: LIBRARY, ...(context as object) },
+    messageId: messageId == null ? newMessageId() : messageId,
+    timestamp: timestamp == null ? nowIso() : timestamp instanceof Date ? timestamp.toISOString() : timestamp,
+    context: context == null ? LIBRARY_CONTEXT : { library: LIBRARY, ...context },
   }
   const keys = Object.keys(message)
   for (let i = 0; i < keys.length; i++) {
@@ -41,7 +46,8 @@ export function normalizeMessage(
     if (ID_FIELDS.has(key)) {
       // Validation let an absent optional id through: null or blank is left out, not sent.
       if (value === null || isBlankString(value)) continue
-      if (typeof value !== 'string') value = String(value)
+      // Validated: a string (or String object, which JSON writes as its string) or a finite number.
+      if (typeof value === 'number') value = String(value)
     }
     // An own "__proto__" key (from JSON.parse) stays data: plain assignment would set the prototype.
     if (key === '__proto__') Object.defineProperty(normalized, key, { value, enumerable: true, writable: true, configurable: true })

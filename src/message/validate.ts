@@ -7,6 +7,7 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)
 
 const OBJECT_FIELDS = ['traits', 'properties', 'context', 'integrations'] as const
 
+// eslint-disable-next-line @typescript-eslint/unbound-method -- only ever used with .call()
 const isEnumerableOwn = Object.prototype.propertyIsEnumerable
 
 // Only own enumerable fields count, as only they are sent: an inherited or hidden `userId` must

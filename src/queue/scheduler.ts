@@ -178,10 +178,13 @@ export class FlushScheduler implements Drainable {
   #armInterval(): void {
     const interval = this.#options.flushIntervalMs
     if (this.#intervalTimer !== undefined || interval === 0 || interval === Infinity || this.#closed) return
-    this.#intervalTimer = setUnrefTimeout(() => {
-      this.#intervalTimer = undefined
-      this.#trigger()
-    }, this.#lastFlushMs + interval - Date.now())
+    this.#intervalTimer = setUnrefTimeout(
+      () => {
+        this.#intervalTimer = undefined
+        this.#trigger()
+      },
+      this.#lastFlushMs + interval - Date.now(),
+    )
   }
 
   #pump(): void {
@@ -199,8 +202,7 @@ export class FlushScheduler implements Drainable {
       // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
       // a maxInFlight slot. Only messages that the request-rate limit held back go out together:
       // maxRequestsPerSecond is the service's recommendation, and a burst must not become a flood.
-      const maxEntries =
-        this.#options.flushAt > 1 ? this.#flushTarget - first.seq + 1 : Math.max(1, this.#rateHeldThrough - first.seq + 1)
+      const maxEntries = this.#options.flushAt > 1 ? this.#flushTarget - first.seq + 1 : Math.max(1, this.#rateHeldThrough - first.seq + 1)
       const count = planBatch((i) => this.#queue.at(i), maxEntries, MAX_BATCH_BYTES)
       this.#start(this.#queue.take(count))
     }
