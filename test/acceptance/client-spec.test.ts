@@ -1,12 +1,12 @@
 // Acceptance audit of the client against spec/client-library.md, spec/wire-interface.md and
 // issues 2 and 4: black-box, through the public API, over real HTTP on 127.0.0.1.
 import { Analytics, DeliveryError, type RetryInfo } from '../../src'
-import { startServer, type AcceptanceServer } from './http-server'
+import { startTestServer, type TestServer } from '../helpers/test-server'
 
-let server: AcceptanceServer
+let server: TestServer
 
 beforeEach(async () => {
-  server = await startServer()
+  server = await startTestServer()
 })
 
 afterEach(async () => {
@@ -95,7 +95,7 @@ describe('what a user expects where the spec is silent', () => {
   })
 
   it('instances with different hosts send in parallel, each to its own host with its own key', async () => {
-    const other = await startServer()
+    const other = await startTestServer()
     try {
       const a = new Analytics('key-a', { host: server.url })
       const b = new Analytics('key-b', { host: other.url + '/' })
@@ -144,7 +144,7 @@ describe('Retry-After (issue 4: honoured, with a sane cap)', () => {
   // Found by the acceptance audit: Retry-After was capped at 60 s, the default maxRetryTime, so a
   // Retry-After of 60 s or more was never retried with default options. The cap is now 30 s.
   it('a 429 with Retry-After: 120 is retried after a capped wait, not failed at once', async () => {
-    server.answer = (_r, i) => (i === 0 ? [429, { 'retry-after': '120' }] : [200])
+    server.respond = (_r, i) => (i === 0 ? [429, { 'retry-after': '120' }] : [200])
     const analytics = new Analytics('key', { host: server.url })
     const retries: RetryInfo[] = []
     analytics.on('retry', (info) => {
@@ -159,7 +159,7 @@ describe('Retry-After (issue 4: honoured, with a sane cap)', () => {
   })
 
   it('a 503 with Retry-After: 1 is retried and delivered with the same messageId', async () => {
-    server.answer = (_r, i) => (i === 0 ? [503, { 'retry-after': '1' }] : [200])
+    server.respond = (_r, i) => (i === 0 ? [503, { 'retry-after': '1' }] : [200])
     const analytics = new Analytics('key', { host: server.url })
     const err = await outcomeOf((cb) => analytics.track({ userId: 'u1', event: 'Later' }, cb))
     expect(err).toBeUndefined()
@@ -172,7 +172,7 @@ describe('flush() reports the messages it waited for', () => {
   // Found by the acceptance audit: a flush() called from the callback of a failed message inherited
   // that message's error. Waiters now learn a request's outcome before its callbacks run.
   it('flush() called inside the callback of a failed message resolves when what it waits for is delivered', async () => {
-    server.answer = (_r, i) => (i === 0 ? [400] : [200])
+    server.respond = (_r, i) => (i === 0 ? [400] : [200])
     const analytics = new Analytics('key', { host: server.url })
     let inner: Promise<string> | undefined
     analytics.track({ userId: 'u1', event: 'Refused' }, () => {

@@ -11,13 +11,16 @@ export interface ReceivedRequest {
   body: any
 }
 
+/** What the server answers: a status, or a status and extra response headers (e.g. `Retry-After`). */
+export type Answer = number | readonly [status: number, headers?: Record<string, string>]
+
 /** A real HTTP server on 127.0.0.1 that records what arrives and answers with `respond`'s status. */
 export interface TestServer {
   url: string
   requests: ReceivedRequest[]
   /** Every message received: batch items and single-message bodies. */
   readonly messages: any[]
-  respond: (request: ReceivedRequest, index: number) => number
+  respond: (request: ReceivedRequest, index: number) => Answer
   close(): Promise<void>
 }
 
@@ -39,8 +42,9 @@ export async function startTestServer(respond: TestServer['respond'] = () => 200
       }
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, bytes, body }
       requests.push(request)
-      res.statusCode = state.respond(request, requests.length - 1)
-      res.setHeader('content-type', 'application/json')
+      const answer = state.respond(request, requests.length - 1)
+      const [status, headers] = typeof answer === 'number' ? [answer, undefined] : answer
+      res.writeHead(status, { 'content-type': 'application/json', ...headers })
       res.end('{}')
     })
   })
