@@ -10,6 +10,7 @@ import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 import { orderCompleted } from './lib/events.mjs'
+import { startSink } from './lib/sink-process.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -52,28 +53,6 @@ function runChild(params) {
   })
 }
 
-function startSink() {
-  const proc = fork(join(here, 'lib', 'sink.cjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  let nextId = 0
-  const pending = new Map()
-  let onReady
-  const ready = new Promise((resolve) => (onReady = resolve))
-  proc.on('message', (msg) => {
-    if (msg.type === 'ready') onReady(msg.port)
-    else if (pending.has(msg.id)) {
-      pending.get(msg.id)(msg.result)
-      pending.delete(msg.id)
-    }
-  })
-  const send = (cmd, options) =>
-    new Promise((resolve) => {
-      const id = nextId++
-      pending.set(id, resolve)
-      proc.send({ id, cmd, options })
-    })
-  return { ready, send, close: () => send('close') }
-}
-
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 async function main() {
@@ -105,7 +84,7 @@ async function main() {
       console.error(`  latency ${latencyMs} ms · maxInFlight ${maxInFlight}: ${Math.round(row.eventsPerSecond)} events/s`)
     }
   }
-  await sink.close()
+  await sink.send('close')
   const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
   const lines = [
     '| answer latency (ms) | maxInFlight | events/s | CPU per event (µs) | requests | events/request | peak sockets | lost |',

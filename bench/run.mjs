@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { CLIENT_NAMES } from './lib/clients.mjs'
+import { startSink } from './lib/sink-process.mjs'
 import { dependencyClosure, publishedBytes } from './lib/footprint.mjs'
 import { summarizeProfile } from './lib/profile.mjs'
 import { renderTables, renderProfile } from './lib/report.mjs'
@@ -58,26 +59,6 @@ const MAX_FLUSH_AT = 1000
 const wanted = (n) => !only || only.includes(n)
 
 // ---------------------------------------------------------------- the sink process
-
-function startSink() {
-  const child = fork(join(here, 'lib/sink.cjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  let nextId = 0
-  const pending = new Map()
-  child.on('message', (msg) => {
-    if (msg.id !== undefined && pending.has(msg.id)) {
-      pending.get(msg.id)(msg.result)
-      pending.delete(msg.id)
-    }
-  })
-  const ready = new Promise((resolve) => child.on('message', (msg) => msg.type === 'ready' && resolve(msg.port)))
-  const send = (cmd, options) =>
-    new Promise((resolve) => {
-      const id = nextId++
-      pending.set(id, resolve)
-      child.send({ id, cmd, options })
-    })
-  return { child, ready, send }
-}
 
 // ---------------------------------------------------------------- one worker run
 
