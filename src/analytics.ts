@@ -202,13 +202,14 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   }
 
   /**
-   * A snapshot of the counts: queued, in flight, sent, failed, dropped, retried, requests.
+   * A snapshot of the counts: queued, in flight, sent, failed, dropped, retried, requests, and the in-flight limit.
    * @example
    * ```ts
    * const { queued, failed } = analytics.stats()
    * ```
    */
   stats(): AnalyticsStats {
+    const attempts = this.#scheduler.attempts
     return {
       queued: this.#scheduler.queued,
       inFlight: this.#scheduler.inFlight,
@@ -217,6 +218,8 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       dropped: this.#dropped,
       retried: this.#retried,
       requests: this.#requests,
+      requestsInFlight: attempts.active,
+      inFlightLimit: attempts.limit,
     }
   }
 

@@ -46,6 +46,10 @@ export interface AnalyticsStats {
   readonly retried: number
   /** Requests delivered. */
   readonly requests: number
+  /** Requests with an HTTP attempt in flight now (a fixed `maxInFlight` also counts those waiting to be retried). */
+  readonly requestsInFlight: number
+  /** How many requests may be in flight now: the adaptive limit, or `maxInFlight` when set. */
+  readonly inFlightLimit: number
 }
 
 type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) => void

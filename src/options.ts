@@ -1,5 +1,6 @@
 import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
+import { fixedLimitPolicy, type LimitPolicy } from './queue/in-flight-limit'
 import type { ErrorHandler, FetchLike } from './types'
 
 /** The default region host. */
@@ -78,10 +79,11 @@ export interface AnalyticsOptions {
    */
   maxQueueBytes?: number
   /**
-   * Most requests in flight at once for this instance. The default was chosen by measurement
-   * (`npm run bench:in-flight`): it is the best value against a service in the same region; raise
-   * it to send a high volume to a distant one.
-   * @defaultValue 4
+   * Pins the number of requests in flight at once for this instance. Unset, the number adapts to
+   * the service ({@link ADAPTIVE_IN_FLIGHT}): it starts at 16, grows by one for every request that
+   * succeeds while work waits (up to 64), and halves at once on 429, 5xx, resets and timeouts (down
+   * to 1). Set it when you want a fixed number, e.g. `1` for strictly one request at a time.
+   * @defaultValue adaptive, 1 to 64
    */
   maxInFlight?: number
   /**
@@ -113,10 +115,26 @@ export interface ResolvedOptions {
   readonly maxRetryTimeMs: number
   readonly maxQueueSize: number
   readonly maxQueueBytes: number
-  readonly maxInFlight: number
+  /** The adaptive limit of requests in flight, or a fixed one when `maxInFlight` is set. */
+  readonly inFlight: LimitPolicy
   readonly maxRequestsPerSecond: number
   readonly compress: boolean
 }
+
+/**
+ * The adaptive limit of requests in flight used when `maxInFlight` is not set. The ceiling was
+ * chosen by measurement (`npm run bench:latency`, bench/RESULTS.md): with a service that answers
+ * in 2 s, 1 alias in 6 needs about 64 requests in flight to deliver 2,000 messages within 15 s;
+ * 64 is also the keep-alive pool's sockets per host. It starts at 16 so that a burst of aliases
+ * does not wait several round trips for the limit to grow, and halves no more than once a second.
+ */
+export const ADAPTIVE_IN_FLIGHT: LimitPolicy = Object.freeze({
+  floor: 1,
+  ceiling: 64,
+  initial: 16,
+  decreaseIntervalMs: 1000,
+  holdsSlotWhileWaiting: false,
+})
 
 /** Defaults of every option, in one place. */
 export const DEFAULTS = Object.freeze({
@@ -131,7 +149,6 @@ export const DEFAULTS = Object.freeze({
   maxRetryTime: 60_000,
   maxQueueSize: 500_000,
   maxQueueBytes: 256 * 1024 * 1024,
-  maxInFlight: 4,
   maxRequestsPerSecond: 500,
   compress: false,
 })
@@ -163,7 +180,7 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     maxRetryTimeMs: numberOption(o, 'maxRetryTime', 0),
     maxQueueSize: integerOption(o, 'maxQueueSize', 1),
     maxQueueBytes: integerOption(o, 'maxQueueBytes', 1),
-    maxInFlight: integerOption(o, 'maxInFlight', 1),
+    inFlight: o.maxInFlight === undefined ? ADAPTIVE_IN_FLIGHT : fixedLimitPolicy(integerOption(o, 'maxInFlight', 1)),
     maxRequestsPerSecond: numberOption(o, 'maxRequestsPerSecond', 1, 'requests per second'),
     compress: booleanOption(o, 'compress'),
   })
@@ -187,8 +204,8 @@ function hostOption(value: unknown): string {
   return removeTrailingSlash(value.trim())
 }
 
-function integerOption(o: Record<string, unknown>, name: Defaulted, min: number): number {
-  const value = o[name] ?? DEFAULTS[name]
+function integerOption(o: Record<string, unknown>, name: Defaulted | 'maxInFlight', min: number): number {
+  const value = o[name] ?? DEFAULTS[name as Defaulted]
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
     throw new ValidationError(name, `must be an integer of at least ${min}`, 'Analytics')
   }

@@ -1,4 +1,5 @@
 import { DeliveryError, TimeoutError } from '../errors'
+import type { AttemptSignal } from '../queue/in-flight-limit'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
 import type { Transport, TransportResponse } from './transport'
 
@@ -24,6 +25,12 @@ export interface DeliveryContext {
   /** Aborted when the client gives up on everything (the `closeAndFlush` timeout). */
   readonly signal: AbortSignal
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
+  /** An attempt that started at `startedMs` ended with what it said about the service. */
+  readonly attemptEnded: (signal: AttemptSignal, startedMs: number) => void
+  /** The request starts to wait for a retry: it may lend its in-flight slot meanwhile. */
+  readonly pauseSlot: () => void
+  /** Resolves when the request, its wait over, holds an in-flight slot again. */
+  readonly resumeSlot: (signal: AbortSignal) => Promise<void>
   /** Resolves when a retry may start under the request-rate limit. */
   readonly rateSlot: (signal: AbortSignal) => Promise<void>
   readonly now: () => number
@@ -34,7 +41,9 @@ export interface DeliveryContext {
 /**
  * Sends one request body until it is accepted (2xx), retrying network errors, timeouts, 408,
  * 429 and 5xx (but 501 and 505) with backoff or `Retry-After`. Every attempt sends the same body,
- * so the same `messageId`s, and the service can de-duplicate.
+ * so the same `messageId`s, and the service can de-duplicate. The caller holds the request's
+ * in-flight slot; every attempt reports what it said about the service (success, overload, or
+ * neither), and the wait before a retry may lend the slot out.
  * @throws DeliveryError when it fails for good; TimeoutError when `signal` aborts it.
  */
 export async function deliverRequest(path: string, body: string, ctx: DeliveryContext): Promise<void> {
@@ -43,12 +52,15 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
     let status: number | undefined
     let retryAfterMs: number | undefined
     let error: Error | undefined
+    const attemptStartedMs = ctx.now()
+    let signal: AttemptSignal = 'neutral'
     try {
       // No attempt outlives the time budget of the whole request.
-      const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, ctx.policy.maxTotalMs - (ctx.now() - startedMs)))
+      const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, ctx.policy.maxTotalMs - (attemptStartedMs - startedMs)))
       const response = await attemptOnce(path, body, ctx, timeoutMs)
-      if (response.status >= 200 && response.status < 300) return
       status = response.status
+      signal = status >= 200 && status < 300 ? 'success' : isRetryableStatus(status) ? 'overload' : 'neutral'
+      if (signal === 'success') return
       if (!isRetryableStatus(status)) {
         throw new DeliveryError(`${path}: the service answered ${status}, which is not retried`, status, attempt + 1)
       }
@@ -56,7 +68,11 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
     } catch (err) {
       if (err instanceof DeliveryError) throw err
       if (ctx.signal.aborted) throw givenUp(path, err)
+      // A reset, a refused connection or a timeout: the service (or the way to it) is struggling.
+      signal = 'overload'
       error = err instanceof Error ? err : new Error(String(err))
+    } finally {
+      ctx.attemptEnded(signal, attemptStartedMs)
     }
     const delayMs = nextRetryDelayMs(attempt, ctx.now() - startedMs, retryAfterMs, ctx.policy, ctx.random)
     if (delayMs === undefined) {
@@ -66,12 +82,18 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
       })
     }
     ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
-    try {
-      await ctx.sleep(delayMs, ctx.signal)
-      await ctx.rateSlot(ctx.signal)
-    } catch (err) {
-      throw givenUp(path, err)
-    }
+    await waitForRetry(path, delayMs, ctx)
+  }
+}
+
+async function waitForRetry(path: string, delayMs: number, ctx: DeliveryContext): Promise<void> {
+  ctx.pauseSlot()
+  try {
+    await ctx.sleep(delayMs, ctx.signal)
+    await ctx.resumeSlot(ctx.signal)
+    await ctx.rateSlot(ctx.signal)
+  } catch (err) {
+    throw givenUp(path, err)
   }
 }
 

@@ -9,22 +9,27 @@ const BATCH_CLOSE = '"}'
 export const BATCH_ENVELOPE_BYTES = BATCH_OPEN.length + SENT_AT_OPEN.length + 24 + BATCH_CLOSE.length
 
 /**
- * How many entries from the front of the queue go into the next request: one alias alone, or
- * the longest run of batchable entries, up to `maxEntries`, whose body stays within `maxBodyBytes`.
- * Exact: the body is the envelope, the messages and one comma between each two.
+ * How many entries from the front of the batch lane go into the next request: the longest run of
+ * entries queued up to `maxSeq` whose body stays within `maxBodyBytes` (at least one). Exact: the
+ * body is the envelope, the messages and one comma between each two.
  */
-export function planBatch(at: (index: number) => QueuedEntry | undefined, maxEntries: number, maxBodyBytes: number): number {
+export function planBatch(at: (index: number) => QueuedEntry | undefined, maxSeq: number, maxBodyBytes: number): number {
   const first = at(0)
-  if (first === undefined || maxEntries < 1) return 0
-  if (first.isAlias) return 1
+  if (first === undefined) return 0
   let bodyBytes = BATCH_ENVELOPE_BYTES + first.bytes
   let count = 1
-  for (let next = at(count); next !== undefined && count < maxEntries && !next.isAlias; next = at(count)) {
+  for (let next = at(count); next !== undefined && next.seq <= maxSeq; next = at(count)) {
     bodyBytes += next.bytes + 1
     if (bodyBytes > maxBodyBytes) break
     count += 1
   }
   return count
+}
+
+/** The two halves of a request's entries (the first half is the larger by at most one). */
+export function splitInHalves<T>(entries: readonly T[]): [T[], T[]] {
+  const middle = Math.ceil(entries.length / 2)
+  return [entries.slice(0, middle), entries.slice(middle)]
 }
 
 /** The request body for `/v1/batch`, built by joining the messages' JSON texts. */

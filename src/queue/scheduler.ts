@@ -1,16 +1,23 @@
 import { setMaxListeners } from 'node:events'
-import { ClosedError, QueueFullError, TimeoutError } from '../errors'
+import { ClosedError, DeliveryError, QueueFullError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
 import { createHttpTransport } from '../delivery/transport'
-import { parseBatch, settle } from '../outcome'
-import { setUnrefTimeout, type Timer } from '../timers'
+import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
-import type { Callback, Message } from '../types'
-import { bodyBytes, buildBatchBody, buildSingleBody, planBatch } from './batch'
+import type { Callback } from '../types'
+import { AttemptSlots } from './attempt-slots'
+import { bodyBytes, buildBatchBody, buildSingleBody, splitInHalves } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
-import { MessageQueue, type QueuedEntry } from './queue'
-import { RateWindow } from './rate'
+import { FlushTriggers } from './flush-triggers'
+import { FlushWaiters, type FlushOutcome } from './flush-waiters'
+import { HeldTimers } from './held-timers'
+import { startLimit } from './in-flight-limit'
+import { Lanes } from './lanes'
+import type { QueuedEntry } from './queue'
+import { RateGate } from './rate-gate'
+
+export type { FlushOutcome } from './flush-waiters'
 
 /** What the scheduler tells its owner. */
 export interface SchedulerHooks {
@@ -22,12 +29,6 @@ export interface SchedulerHooks {
   report(err: unknown): void
 }
 
-/** What a `flush()` came to: the first error among the messages it covered, and those messages when asked. */
-export interface FlushOutcome {
-  readonly error: Error | undefined
-  readonly batch: Message[] | undefined
-}
-
 interface Request {
   readonly entries: QueuedEntry[]
   readonly minSeq: number
@@ -35,55 +36,54 @@ interface Request {
   readonly bytes: number
 }
 
-interface FlushWaiter {
-  readonly target: number
-  error: Error | undefined
-  readonly batch: Message[] | undefined
-  readonly resolve: (outcome: FlushOutcome) => void
-}
-
 /**
- * Owns time and the flow from queue to requests: the flush rules (first message, `flushAt`,
- * `flushInterval`, explicit flush), requests in flight and their limits, the waiters of `flush()`,
- * shutdown, and the drain when the event loop runs dry. The only stage with timers.
+ * Coordinates the flow from the lanes to requests: it takes messages in, asks the flush rules what
+ * is due, starts requests while an in-flight slot and the request rate allow, gives every message
+ * its outcome, and wakes the `flush()` waiters. Shutdown and the drain before exit are here too.
  */
 export class FlushScheduler implements Drainable {
   readonly #options: ResolvedOptions
   readonly #hooks: SchedulerHooks
-  readonly #queue = new MessageQueue()
+  readonly #lanes = new Lanes()
+  // Halves of batches the service refused as too large (413), sent before anything queued later.
+  readonly #resends: QueuedEntry[][] = []
+  readonly #waiters = new FlushWaiters()
+  readonly #timers = new HeldTimers()
+  readonly #triggers: FlushTriggers
+  readonly #inFlight = new Set<Request>()
+  #slots: AttemptSlots | undefined
+  #rate: RateGate | undefined
   #seq = 0
-  #flushTarget = 0
-  #hasFlushed = false
-  #deferredTarget = 0
   #rateHeldThrough = 0
-  #lastFlushMs = 0
-  #intervalTimer: Timer | undefined
-  #rateTimer: Timer | undefined
-  #inFlight = new Set<Request>()
   #pendingCount = 0
   #pendingBytes = 0
-  #waiters: FlushWaiter[] = []
-  #holds = 0
   #draining = false
   #closed = false
-  #timers: Set<Timer> | undefined
-  #rate: RateWindow | undefined
   #abort: AbortController | undefined
   #context: DeliveryContext | undefined
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
     this.#hooks = hooks
+    this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump(), (err) => hooks.report(err))
   }
 
   /** Messages queued and not yet in a request. */
   get queued(): number {
-    return this.#queue.length
+    return this.#lanes.length
   }
 
   /** Messages in requests being sent or waiting to be retried. */
   get inFlight(): number {
-    return this.#pendingCount - this.#queue.length
+    return this.#pendingCount - this.#lanes.length
+  }
+
+  /** HTTP attempts in flight now, and how many may be: the adaptive limit. */
+  get attempts(): { readonly active: number; readonly limit: number } {
+    const slots = this.#slots
+    return slots === undefined
+      ? { active: 0, limit: startLimit(this.#options.inFlight).limit }
+      : { active: slots.active, limit: slots.limit }
   }
 
   /** Whether `close()` has been called. */
@@ -100,12 +100,10 @@ export class FlushScheduler implements Drainable {
         `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
       )
     }
-    this.#queue.push({ seq: ++this.#seq, json, bytes, isAlias, callback })
+    this.#lanes.push({ seq: ++this.#seq, json, bytes, isAlias, callback })
     this.#pendingBytes += bytes
     if (++this.#pendingCount === 1) holdsWork(this)
-    if (!this.#hasFlushed || this.#options.flushAt === 1) this.#trigger()
-    else if (this.#queue.length >= this.#options.flushAt) this.#triggerSoon()
-    else this.#armInterval()
+    this.#triggers.afterEnqueue(this.#seq, this.#lanes.length)
     return undefined
   }
 
@@ -113,9 +111,9 @@ export class FlushScheduler implements Drainable {
   flush(wantBatch: boolean): Promise<FlushOutcome> {
     if (this.#pendingCount === 0) return Promise.resolve({ error: undefined, batch: wantBatch ? [] : undefined })
     return new Promise((resolve) => {
-      this.#waiters.push({ target: this.#seq, error: undefined, batch: wantBatch ? [] : undefined, resolve })
-      this.#hold(1)
-      this.#trigger()
+      this.#waiters.add(this.#seq, wantBatch, resolve)
+      this.#timers.hold(1)
+      this.#triggers.flushThrough(this.#seq)
     })
   }
 
@@ -124,8 +122,8 @@ export class FlushScheduler implements Drainable {
     this.#closed = true
     const done = this.flush(false)
     if (timeoutMs !== undefined && this.#pendingCount > 0) {
-      const timer = this.#startTimer(() => this.#giveUp(timeoutMs), timeoutMs)
-      void done.then(() => this.#stopTimer(timer))
+      const timer = this.#timers.start(() => this.#giveUp(timeoutMs), timeoutMs)
+      void done.then(() => this.#timers.stop(timer))
     }
     return done
   }
@@ -135,95 +133,38 @@ export class FlushScheduler implements Drainable {
     if (this.#pendingCount === 0) return
     if (!this.#draining) {
       this.#draining = true
-      this.#hold(1)
+      this.#timers.hold(1)
     }
-    this.#trigger()
+    this.#triggers.flushThrough(this.#seq)
   }
 
-  // Rule 2 (flushAt messages queued) targets the same messages as a flush inside the call would,
-  // but starts the requests in a promise job: still before any I/O, and after the caller's
-  // synchronous run of calls, so that the flushAt groups of that run share requests instead of
-  // each starting a small one (measured: 2.3x fewer requests, client CPU per event 1.62x -> 1.11x
-  // the bench baseline's). A promise job, not queueMicrotask or nextTick, so that fake timers in a
-  // user's tests cannot hold it back. The first message (rule 1) and flushAt 1 (rule 4: no
-  // batching) still start their request inside the call.
-  #triggerSoon(): void {
-    const pending = this.#deferredTarget !== 0
-    this.#deferredTarget = this.#seq
-    if (pending) return
-    void Promise.resolve().then(() => {
-      const target = this.#deferredTarget
-      this.#deferredTarget = 0
-      try {
-        this.#trigger(target)
-      } catch (err) {
-        this.#hooks.report(err)
-      }
-    })
+  #hasDueWork(): boolean {
+    return this.#resends.length > 0 || this.#lanes.firstSeq <= this.#triggers.dueSeq
   }
 
-  #trigger(target = this.#seq): void {
-    this.#hasFlushed = true
-    this.#lastFlushMs = Date.now()
-    if (target > this.#flushTarget) this.#flushTarget = target
-    if (this.#intervalTimer !== undefined) {
-      this.#intervalTimer.cancel()
-      this.#intervalTimer = undefined
-    }
-    this.#pump()
-  }
-
-  // Rule 3 of the spec: queued messages go out flushInterval after the last flush.
-  #armInterval(): void {
-    const interval = this.#options.flushIntervalMs
-    if (this.#intervalTimer !== undefined || interval === 0 || interval === Infinity || this.#closed) return
-    this.#intervalTimer = setUnrefTimeout(
-      () => {
-        this.#intervalTimer = undefined
-        this.#trigger()
-      },
-      this.#lastFlushMs + interval - Date.now(),
-    )
-  }
-
+  // Starts requests while work is due, a slot is free and the request rate allows. A request takes
+  // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
   #pump(): void {
-    const { enable, maxInFlight } = this.#options
-    while (this.#queue.length > 0) {
-      const first = this.#queue.at(0) as QueuedEntry
-      if (first.seq > this.#flushTarget || this.#abort?.signal.aborted) break
+    const { enable, flushAt } = this.#options
+    while (this.#hasDueWork() && this.#abort?.signal.aborted !== true) {
       if (enable) {
-        if (this.#inFlight.size >= maxInFlight) break
-        if (this.#rateLimited()) {
-          this.#rateHeldThrough = this.#flushTarget
+        const slots = this.#attemptSlots()
+        if (!slots.isFree) break
+        if (!this.#rateGate().tryStart()) {
+          this.#rateHeldThrough = this.#triggers.dueSeq
           break
         }
+        slots.take()
       }
       // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
-      // a maxInFlight slot. Only messages that the request-rate limit held back go out together:
+      // a slot. Only messages that the request-rate limit held back go out together:
       // maxRequestsPerSecond is the service's recommendation, and a burst must not become a flood.
-      const maxEntries = this.#options.flushAt > 1 ? this.#flushTarget - first.seq + 1 : Math.max(1, this.#rateHeldThrough - first.seq + 1)
-      const count = planBatch((i) => this.#queue.at(i), maxEntries, MAX_BATCH_BYTES)
-      this.#start(this.#queue.take(count))
+      const maxSeq = flushAt > 1 ? Infinity : this.#rateHeldThrough
+      const entries = this.#resends.shift() ?? this.#lanes.takeRequest(this.#triggers.dueSeq, maxSeq, MAX_BATCH_BYTES)
+      if (entries === undefined) break
+      this.#start(entries)
     }
-    if (this.#queue.length > 0 && (this.#queue.at(0) as QueuedEntry).seq > this.#flushTarget) this.#armInterval()
-  }
-
-  #rateLimited(): boolean {
-    const now = Date.now()
-    this.#rate ??= new RateWindow(this.#options.maxRequestsPerSecond)
-    const waitMs = this.#rate.waitMs(now)
-    if (waitMs === 0) {
-      this.#rate.record(now)
-      return false
-    }
-    if (this.#rateTimer === undefined) {
-      this.#rateTimer = this.#startTimer(() => {
-        this.#stopTimer(this.#rateTimer as Timer)
-        this.#rateTimer = undefined
-        this.#pump()
-      }, waitMs)
-    }
-    return true
+    if (this.#lanes.length > 0 && this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
   }
 
   #start(entries: QueuedEntry[]): void {
@@ -245,46 +186,44 @@ export class FlushScheduler implements Drainable {
   #finish(request: Request, error: Error | undefined): void {
     // A request the closeAndFlush timeout already ended has had its outcome.
     if (!this.#inFlight.delete(request)) return
+    if (this.#options.enable) this.#attemptSlots().release()
+    if (error instanceof DeliveryError && error.status === 413) {
+      // A proxy or a service with a smaller body limit: send each half on its own, down to one
+      // message. Halves are always smaller, so this ends.
+      if (request.entries.length > 1) {
+        this.#resends.push(...splitInHalves(request.entries))
+        this.#pump()
+        return
+      }
+      error = refusedAlone(request, error)
+    }
     this.#complete(request, error)
     this.#pump()
   }
 
-  // Every entry ends here, once: counts, hooks, callbacks, then the flush waiters it unblocks.
+  // Every entry ends here, once: counts, hooks, the flush waiters, callbacks.
   #complete(request: Request, error: Error | undefined): void {
     const { entries } = request
     this.#pendingCount -= entries.length
     for (const entry of entries) this.#pendingBytes -= entry.bytes
     this.#hooks.requestDone(request.path, entries, request.bytes, error)
-    // The waiters that cover these entries learn their outcome before any callback runs: a flush()
-    // that a callback starts covers later messages only, and must not inherit this error.
-    let parsed: Message[] | undefined
-    for (const waiter of this.#waiters) {
-      if (waiter.target < request.minSeq) continue
-      waiter.error ??= error
-      if (waiter.batch !== undefined) {
-        parsed ??= parseBatch(entries)
-        for (let i = 0; i < entries.length; i++) if (entries[i].seq <= waiter.target) waiter.batch.push(parsed[i])
-      }
-    }
+    this.#waiters.record(entries, request.minSeq, error)
     settle(entries, error, (err) => this.#hooks.report(err))
-    this.#resolveWaiters()
+    for (let n = this.#waiters.resolveBelow(this.#firstPendingSeq()); n > 0; n--) this.#timers.hold(-1)
     if (this.#pendingCount === 0) {
       releasesWork(this)
       if (this.#draining) {
         this.#draining = false
-        this.#hold(-1)
+        this.#timers.hold(-1)
       }
     }
   }
 
-  #resolveWaiters(): void {
-    let low = this.#queue.length > 0 ? (this.#queue.at(0) as QueuedEntry).seq : Infinity
-    for (const request of this.#inFlight) if (request.minSeq < low) low = request.minSeq
-    while (this.#waiters.length > 0 && this.#waiters[0].target < low) {
-      const waiter = this.#waiters.shift() as FlushWaiter
-      this.#hold(-1)
-      waiter.resolve({ error: waiter.error, batch: waiter.batch })
-    }
+  #firstPendingSeq(): number {
+    let first = this.#lanes.firstSeq
+    for (const request of this.#inFlight) if (request.minSeq < first) first = request.minSeq
+    for (const entries of this.#resends) if (entries[0].seq < first) first = entries[0].seq
+    return first
   }
 
   #giveUp(timeoutMs: number): void {
@@ -292,21 +231,27 @@ export class FlushScheduler implements Drainable {
     this.#abort ??= new AbortController()
     this.#abort.abort(reason)
     // Everything ends now, even a request whose fetch ignores the abort.
-    for (const request of [...this.#inFlight]) {
-      this.#inFlight.delete(request)
-      this.#complete(request, reason)
+    const left = [...this.#inFlight].map((request) => request.entries)
+    this.#inFlight.clear()
+    left.push(...this.#resends.splice(0), this.#lanes.takeAll())
+    for (const entries of left) {
+      if (entries.length > 0) this.#complete({ entries, minSeq: entries[0].seq, path: '', bytes: 0 }, reason)
     }
-    if (this.#queue.length > 0) {
-      const entries = this.#queue.take(this.#queue.length)
-      this.#complete({ entries, minSeq: entries[0].seq, path: '', bytes: 0 }, reason)
-    }
+  }
+
+  #attemptSlots(): AttemptSlots {
+    return (this.#slots ??= new AttemptSlots(this.#options.inFlight, Date.now, () => this.#hasDueWork()))
+  }
+
+  #rateGate(): RateGate {
+    return (this.#rate ??= new RateGate(this.#options.maxRequestsPerSecond, this.#timers, () => this.#pump()))
   }
 
   #deliveryContext(): DeliveryContext {
     const o = this.#options
     if (this.#abort === undefined) {
       this.#abort = new AbortController()
-      // Every attempt in flight listens to it: as many as maxInFlight, by design.
+      // Every attempt in flight and every retry waiting for a slot listens to it.
       setMaxListeners(0, this.#abort.signal)
     }
     this.#context ??= {
@@ -314,56 +259,31 @@ export class FlushScheduler implements Drainable {
       policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
       timeoutMs: o.timeoutMs,
       signal: this.#abort.signal,
-      sleep: (ms, signal) => this.#sleep(ms, signal),
-      rateSlot: (signal) => this.#rateSlot(signal),
+      sleep: (ms, signal) => this.#timers.sleep(ms, signal),
+      attemptEnded: (signal, startedMs) => {
+        this.#attemptSlots().report(signal, startedMs)
+        this.#pump()
+      },
+      pauseSlot: () => {
+        this.#attemptSlots().pauseForRetry()
+        this.#pump()
+      },
+      resumeSlot: (signal) => this.#attemptSlots().resumeAfterWait(signal),
+      rateSlot: (signal) => this.#rateGate().waitForTurn(signal),
       now: () => Date.now(),
       random: Math.random,
       onRetry: (info) => this.#hooks.retry(info),
     }
     return this.#context
   }
+}
 
-  // Retries count against maxRequestsPerSecond like first attempts do.
-  async #rateSlot(signal: AbortSignal): Promise<void> {
-    this.#rate ??= new RateWindow(this.#options.maxRequestsPerSecond)
-    for (let waitMs = this.#rate.waitMs(Date.now()); waitMs > 0; waitMs = this.#rate.waitMs(Date.now())) {
-      await this.#sleep(waitMs, signal)
-    }
-    this.#rate.record(Date.now())
-  }
-
-  #sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#stopTimer(timer)
-        reject(signal.reason)
-      }
-      const timer = this.#startTimer(() => {
-        this.#stopTimer(timer)
-        signal.removeEventListener('abort', onAbort)
-        resolve()
-      }, ms)
-      signal.addEventListener('abort', onAbort, { once: true })
-    })
-  }
-
-  // Timers of pending work: unref'd, but ref'd while a flush, close or exit drain waits on them.
-  #startTimer(fn: () => void, ms: number): Timer {
-    const timer = setUnrefTimeout(fn, ms)
-    if (this.#holds > 0) timer.ref()
-    ;(this.#timers ??= new Set()).add(timer)
-    return timer
-  }
-
-  #stopTimer(timer: Timer): void {
-    timer.cancel()
-    this.#timers?.delete(timer)
-  }
-
-  #hold(delta: 1 | -1): void {
-    const before = this.#holds
-    this.#holds += delta
-    if (before === 0 && this.#holds === 1) this.#timers?.forEach((t) => t.ref())
-    else if (before === 1 && this.#holds === 0) this.#timers?.forEach((t) => t.unref())
-  }
+function refusedAlone(request: Request, cause: DeliveryError): DeliveryError {
+  const what = request.path === '/v1/alias' ? 'alias' : 'message'
+  return new DeliveryError(
+    `${request.path}: the service refused the ${what} as too large (413) in a request of its own: ${request.bytes} bytes (${request.entries[0].bytes} bytes of JSON)`,
+    413,
+    cause.attempts,
+    { cause },
+  )
 }

@@ -63,7 +63,18 @@ describe('stats() and on() events', () => {
     analytics.alias({ previousId: 'a', userId: 'u', messageId: 'alias' }, outcomes.callback('alias'))
     await analytics.flush()
 
-    expect(analytics.stats()).toEqual({ queued: 0, inFlight: 0, sent: 5, failed: 1, dropped: 3, retried: 1, requests: 2 })
+    expect(analytics.stats()).toEqual({
+      queued: 0,
+      inFlight: 0,
+      sent: 5,
+      failed: 1,
+      dropped: 3,
+      retried: 1,
+      requests: 2,
+      requestsInFlight: 0,
+      inFlightLimit: 8,
+    })
+    // inFlightLimit: the adaptive limit started at 16 and halved once, on the 503.
 
     // m1-m4 went out (with flush(), beside the retry of m0) and were answered first.
     expect(events.flush.map((f) => [f.path, f.count])).toEqual([

@@ -1,4 +1,4 @@
-import { planBatch, buildBatchBody, buildSingleBody, bodyBytes, BATCH_ENVELOPE_BYTES } from '../../src/queue/batch'
+import { planBatch, buildBatchBody, buildSingleBody, bodyBytes, splitInHalves, BATCH_ENVELOPE_BYTES } from '../../src/queue/batch'
 import type { QueuedEntry } from '../../src/queue/queue'
 import { MessageQueue } from '../../src/queue/queue'
 import { MAX_BATCH_BYTES } from '../../src'
@@ -19,24 +19,27 @@ describe('planBatch', () => {
     expect(planBatch(() => undefined, 10, MAX_BATCH_BYTES)).toBe(0)
   })
 
-  it('takes up to maxEntries', () => {
+  it('takes the entries queued up to maxSeq, and always the first one', () => {
     const entries = [entry(100), entry(100), entry(100)]
-    expect(planBatch((i) => entries[i], 2, MAX_BATCH_BYTES)).toBe(2)
-    expect(planBatch((i) => entries[i], 10, MAX_BATCH_BYTES)).toBe(3)
+    expect(planBatch((i) => entries[i], entries[1].seq, MAX_BATCH_BYTES)).toBe(2)
+    expect(planBatch((i) => entries[i], Infinity, MAX_BATCH_BYTES)).toBe(3)
+    expect(planBatch((i) => entries[i], 0, MAX_BATCH_BYTES)).toBe(1)
   })
 
   it('fills a body to the byte exactly and not one byte more', () => {
     const entries = [entry(1000), entry(1000), entry(1000)]
     const exact = BATCH_ENVELOPE_BYTES + 3000 + 2
-    expect(planBatch((i) => entries[i], 10, exact)).toBe(3)
-    expect(planBatch((i) => entries[i], 10, exact - 1)).toBe(2)
+    expect(planBatch((i) => entries[i], Infinity, exact)).toBe(3)
+    expect(planBatch((i) => entries[i], Infinity, exact - 1)).toBe(2)
     expect(buildBatchBody(entries, SENT_AT).length).toBe(exact)
   })
 
-  it('sends an alias alone and stops a batch before an alias', () => {
-    const entries = [entry(100), entry(100, true), entry(100)]
-    expect(planBatch((i) => entries[i], 10, MAX_BATCH_BYTES)).toBe(1)
-    expect(planBatch((i) => entries[i + 1], 10, MAX_BATCH_BYTES)).toBe(1)
+  it('splits a request in two halves, the first the larger by at most one', () => {
+    expect(splitInHalves([1, 2, 3, 4, 5])).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ])
+    expect(splitInHalves([1, 2])).toEqual([[1], [2]])
   })
 
   it('splits 2,000 messages of 3 KB into as few requests as fit in 500 KB', () => {
@@ -44,7 +47,7 @@ describe('planBatch', () => {
     for (let i = 0; i < 2000; i++) queue.push(entry(3000))
     const sizes: number[] = []
     while (queue.length > 0) {
-      const taken = queue.take(planBatch((i) => queue.at(i), queue.length, MAX_BATCH_BYTES))
+      const taken = queue.take(planBatch((i) => queue.at(i), Infinity, MAX_BATCH_BYTES))
       const body = buildBatchBody(taken, SENT_AT)
       expect(Buffer.byteLength(body)).toBe(bodyBytes(taken))
       expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BATCH_BYTES)

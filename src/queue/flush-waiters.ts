@@ -1,0 +1,61 @@
+import { parseBatch } from '../outcome'
+import type { Message } from '../types'
+import type { QueuedEntry } from './queue'
+
+/** What a `flush()` came to: the first error among the messages it covered, and those messages when asked. */
+export interface FlushOutcome {
+  readonly error: Error | undefined
+  readonly batch: Message[] | undefined
+}
+
+interface FlushWaiter {
+  readonly target: number
+  error: Error | undefined
+  readonly batch: Message[] | undefined
+  readonly resolve: (outcome: FlushOutcome) => void
+}
+
+/**
+ * The calls of `flush()` still waiting: each waits for every message enqueued before it (order
+ * numbers up to its target) to have an outcome, and learns the first error among them.
+ */
+export class FlushWaiters {
+  // Targets only grow, so the waiters are in the order they resolve.
+  readonly #waiters: FlushWaiter[] = []
+
+  /** Waiters not yet resolved. */
+  get size(): number {
+    return this.#waiters.length
+  }
+
+  /** Adds a waiter for the messages up to `target`. */
+  add(target: number, wantBatch: boolean, resolve: (outcome: FlushOutcome) => void): void {
+    this.#waiters.push({ target, error: undefined, batch: wantBatch ? [] : undefined, resolve })
+  }
+
+  /**
+   * Entries of one request have their outcome: every waiter that covers some of them learns it.
+   * Called before their callbacks run, so that a `flush()` a callback starts does not inherit it.
+   */
+  record(entries: readonly QueuedEntry[], minSeq: number, error: Error | undefined): void {
+    let parsed: Message[] | undefined
+    for (const waiter of this.#waiters) {
+      if (waiter.target < minSeq) continue
+      waiter.error ??= error
+      if (waiter.batch === undefined) continue
+      parsed ??= parseBatch(entries)
+      for (let i = 0; i < entries.length; i++) if (entries[i].seq <= waiter.target) waiter.batch.push(parsed[i])
+    }
+  }
+
+  /** Resolves the waiters whose messages all have an outcome: those below `firstPendingSeq`. Returns how many. */
+  resolveBelow(firstPendingSeq: number): number {
+    let count = 0
+    while (this.#waiters.length > 0 && this.#waiters[0].target < firstPendingSeq) {
+      const waiter = this.#waiters.shift() as FlushWaiter
+      count += 1
+      waiter.resolve({ error: waiter.error, batch: waiter.batch })
+    }
+    return count
+  }
+}

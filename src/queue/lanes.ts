@@ -1,0 +1,45 @@
+import { planBatch } from './batch'
+import { MessageQueue, type QueuedEntry } from './queue'
+
+/**
+ * The queued messages in two lanes: batchable messages (identify, track, page, screen, group) for
+ * `/v1/batch`, and aliases, which the wire spec does not carry in a batch and which go to
+ * `/v1/alias` one a request. Each lane is first in, first out; the next request is taken from the
+ * lane whose first message was queued first, so neither lane starves the other. A batch takes
+ * every batchable message up to the byte limit, whatever aliases were queued between them.
+ */
+export class Lanes {
+  readonly #batch = new MessageQueue()
+  readonly #alias = new MessageQueue()
+
+  /** Messages waiting in both lanes. */
+  get length(): number {
+    return this.#batch.length + this.#alias.length
+  }
+
+  /** The order number of the first message still waiting in either lane; Infinity when none is. */
+  get firstSeq(): number {
+    return Math.min(this.#batch.at(0)?.seq ?? Infinity, this.#alias.at(0)?.seq ?? Infinity)
+  }
+
+  push(entry: QueuedEntry): void {
+    ;(entry.isAlias ? this.#alias : this.#batch).push(entry)
+  }
+
+  /**
+   * The entries of the next request, when a message queued up to `dueSeq` waits: an alias alone, or
+   * batchable messages queued up to `maxSeq` within `maxBodyBytes`.
+   */
+  takeRequest(dueSeq: number, maxSeq: number, maxBodyBytes: number): QueuedEntry[] | undefined {
+    const batchSeq = this.#batch.at(0)?.seq ?? Infinity
+    const aliasSeq = this.#alias.at(0)?.seq ?? Infinity
+    if (aliasSeq < batchSeq) return aliasSeq <= dueSeq ? this.#alias.take(1) : undefined
+    if (batchSeq > dueSeq) return undefined
+    return this.#batch.take(planBatch((i) => this.#batch.at(i), Math.max(maxSeq, batchSeq), maxBodyBytes))
+  }
+
+  /** Removes and returns every waiting message, in order. */
+  takeAll(): QueuedEntry[] {
+    return [...this.#batch.take(this.#batch.length), ...this.#alias.take(this.#alias.length)].sort((a, b) => a.seq - b.seq)
+  }
+}
