@@ -10,6 +10,7 @@
 // pause, resume, close. It exits when its parent goes away.
 
 const http = require('node:http')
+const { faultPlan } = require('./sink-faults.cjs')
 
 const MAX_BODY_BYTES = 500 * 1024
 const MAX_EVENT_BYTES = 32 * 1024
@@ -32,12 +33,16 @@ function emptyCounts() {
     byEvent: {},
     connections: 0,
     peakSockets: 0,
+    peakInFlight: 0,
+    resentRequests: 0,
+    faults: 0,
   }
 }
 
 /**
- * @param {{ maxBodyBytes?: number, maxEventBytes?: number, oversizeStatus?: number, checkEvents?: boolean, latencyMs?: number }} [options]
+ * @param {{ maxBodyBytes?: number, maxEventBytes?: number, oversizeStatus?: number, checkEvents?: boolean, latencyMs?: number, faultRate?: number }} [options]
  *   `latencyMs`: how long each answer is held after its body was read, like a service across a network.
+ *   `faultRate`: the share of requests that fail (bench/lib/sink-faults.cjs); 0 for none.
  */
 function createSink(options = {}) {
   const settings = {
@@ -46,8 +51,13 @@ function createSink(options = {}) {
     oversizeStatus: options.oversizeStatus ?? 400,
     checkEvents: options.checkEvents ?? false,
     latencyMs: options.latencyMs ?? 0,
+    faultRate: options.faultRate ?? 0,
   }
   let counts = emptyCounts()
+  let fault = faultPlan(settings.faultRate)
+  let arrivals = 0
+  let firstIds = new Set()
+  let inFlight = 0
   let seen = new Set()
   let openSockets = 0
   let paused = false
@@ -71,6 +81,12 @@ function createSink(options = {}) {
   })
 
   function handle(req, res) {
+    inFlight += 1
+    if (inFlight > counts.peakInFlight) counts.peakInFlight = inFlight
+    res.on('close', () => (inFlight -= 1))
+    const planned = settings.faultRate > 0 ? fault(arrivals++) : { kind: 'ok' }
+    if (planned.kind !== 'ok') counts.faults += 1
+    if (planned.kind === 'reset') return req.socket.destroy()
     const chunks = []
     let size = 0
     req.on('data', (chunk) => {
@@ -81,11 +97,18 @@ function createSink(options = {}) {
       counts.requests += 1
       counts.bytes += size
       if (size > counts.largestRequest) counts.largestRequest = size
-      const status = judge(req, Buffer.concat(chunks, size), size)
+      // A request whose first messageId came before is a retry (or a client's resend).
+      const firstId = /"messageId":"([^"]*)"/.exec(Buffer.concat(chunks, size).toString('utf8', 0, 4096))?.[1]
+      if (firstId !== undefined) {
+        if (firstIds.has(firstId)) counts.resentRequests += 1
+        else firstIds.add(firstId)
+      }
+      if (planned.kind === 'hang') return
+      const status = planned.kind === 'status' ? planned.status : judge(req, Buffer.concat(chunks, size), size)
       if (status === 200) counts.accepted += 1
       else counts.refused += 1
       const answer = () => {
-        res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': status === 200 ? 2 : 16 })
+        res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': status === 200 ? 2 : 16, ...planned.headers })
         res.end(status === 200 ? '{}' : '{"error":"bad"}\n')
       }
       if (settings.latencyMs > 0) setTimeout(answer, settings.latencyMs)
@@ -157,14 +180,18 @@ function createSink(options = {}) {
     },
     /** Counts since the last reset, and the sockets open now. */
     stats() {
-      return { ...counts, byEvent: { ...counts.byEvent }, openSockets, held: held.length, paused }
+      return { ...counts, byEvent: { ...counts.byEvent }, openSockets, inFlight, held: held.length, paused }
     },
     /** Starts a new count (messageIds seen are forgotten) and, optionally, changes the settings. */
     reset(next = {}) {
       counts = emptyCounts()
       counts.peakSockets = openSockets
+      counts.peakInFlight = inFlight
       seen = new Set()
       for (const key of Object.keys(settings)) if (next[key] !== undefined) settings[key] = next[key]
+      fault = faultPlan(settings.faultRate)
+      arrivals = 0
+      firstIds = new Set()
       return this.stats()
     },
     pause() {

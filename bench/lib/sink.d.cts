@@ -11,6 +11,8 @@ export interface SinkOptions {
   checkEvents?: boolean
   /** Milliseconds each answer is held after its body was read, like a service across a network. Default 0. */
   latencyMs?: number
+  /** Share of requests that fail like a struggling service (500, 503, 429, reset, hang). Default 0. */
+  faultRate?: number
 }
 
 export interface SinkStats {
@@ -30,7 +32,14 @@ export interface SinkStats {
   byEvent: Record<string, number>
   connections: number
   peakSockets: number
+  /** The most requests being handled at once (arrived, not yet answered or closed). */
+  peakInFlight: number
+  /** Requests whose first messageId came in an earlier request: retries. */
+  resentRequests: number
+  /** Requests given a fault in fault mode. */
+  faults: number
   openSockets: number
+  inFlight: number
   held: number
   paused: boolean
 }

@@ -26,6 +26,12 @@ export interface LimitPolicy {
    * limit counts attempts, since a request waiting between attempts puts no load on the service.
    */
   readonly holdsSlotWhileWaiting: boolean
+  /**
+   * Most batch requests in flight that are not full (the batch lane held less than 500 KB). Under
+   * sustained traffic a batch then waits to grow instead of leaving small as soon as a slot is
+   * free: more slots serve aliases and full batches, not more, smaller requests.
+   */
+  readonly maxPartialBatches: number
 }
 
 /** The state of the limit: its value and when it last shrank. */
@@ -71,5 +77,5 @@ export function afterAttempt(
 
 /** A policy that pins the limit at `n` (an explicit `maxInFlight`). */
 export function fixedLimitPolicy(n: number): LimitPolicy {
-  return { floor: n, ceiling: n, initial: n, decreaseIntervalMs: 0, holdsSlotWhileWaiting: true }
+  return { floor: n, ceiling: n, initial: n, decreaseIntervalMs: 0, holdsSlotWhileWaiting: true, maxPartialBatches: n }
 }

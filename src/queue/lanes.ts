@@ -1,5 +1,8 @@
-import { planBatch } from './batch'
+import { BATCH_ENVELOPE_BYTES, planBatch } from './batch'
 import { MessageQueue, type QueuedEntry } from './queue'
+
+/** Which lane the next request comes from. */
+export type LaneName = 'batch' | 'alias'
 
 /**
  * The queued messages in two lanes: batchable messages (identify, track, page, screen, group) for
@@ -26,16 +29,29 @@ export class Lanes {
     ;(entry.isAlias ? this.#alias : this.#batch).push(entry)
   }
 
+  /** Whether the batch lane holds more than one request of `maxBodyBytes` can carry: its next batch is full. */
+  hasFullBatch(maxBodyBytes: number): boolean {
+    return BATCH_ENVELOPE_BYTES + this.#batch.bytes + this.#batch.length - 1 > maxBodyBytes
+  }
+
   /**
-   * The entries of the next request, when a message queued up to `dueSeq` waits: an alias alone, or
-   * batchable messages queued up to `maxSeq` within `maxBodyBytes`.
+   * The lane of the next request, when a message queued up to `dueSeq` waits there: the lane whose
+   * first message is older. A batch that would not be full is passed over unless `mayTakePartial`.
    */
-  takeRequest(dueSeq: number, maxSeq: number, maxBodyBytes: number): QueuedEntry[] | undefined {
+  next(dueSeq: number, mayTakePartial: boolean, maxBodyBytes: number): LaneName | undefined {
     const batchSeq = this.#batch.at(0)?.seq ?? Infinity
     const aliasSeq = this.#alias.at(0)?.seq ?? Infinity
-    if (aliasSeq < batchSeq) return aliasSeq <= dueSeq ? this.#alias.take(1) : undefined
-    if (batchSeq > dueSeq) return undefined
-    return this.#batch.take(planBatch((i) => this.#batch.at(i), Math.max(maxSeq, batchSeq), maxBodyBytes))
+    const isBatchReady = batchSeq <= dueSeq && (mayTakePartial || this.hasFullBatch(maxBodyBytes))
+    if (isBatchReady && batchSeq < aliasSeq) return 'batch'
+    if (aliasSeq <= dueSeq) return 'alias'
+    return isBatchReady ? 'batch' : undefined
+  }
+
+  /** The entries of a request from `lane`: an alias alone, or batchable messages queued up to `maxSeq` within `maxBodyBytes`. */
+  take(lane: LaneName, maxSeq: number, maxBodyBytes: number): QueuedEntry[] {
+    if (lane === 'alias') return this.#alias.take(1)
+    const first = this.#batch.at(0)
+    return this.#batch.take(planBatch((i) => this.#batch.at(i), Math.max(maxSeq, first?.seq ?? 0), maxBodyBytes))
   }
 
   /** Removes and returns every waiting message, in order. */

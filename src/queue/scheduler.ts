@@ -13,7 +13,7 @@ import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
 import { HeldTimers } from './held-timers'
 import { startLimit } from './in-flight-limit'
-import { Lanes } from './lanes'
+import { Lanes, type LaneName } from './lanes'
 import type { QueuedEntry } from './queue'
 import { RateGate } from './rate-gate'
 
@@ -34,6 +34,8 @@ interface Request {
   readonly minSeq: number
   readonly path: string
   readonly bytes: number
+  /** A batch that left before the lane held a full one. */
+  readonly isPartial: boolean
 }
 
 /**
@@ -55,6 +57,7 @@ export class FlushScheduler implements Drainable {
   #rate: RateGate | undefined
   #seq = 0
   #rateHeldThrough = 0
+  #partialBatches = 0
   #pendingCount = 0
   #pendingBytes = 0
   #draining = false
@@ -65,7 +68,12 @@ export class FlushScheduler implements Drainable {
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
     this.#hooks = hooks
-    this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump(), (err) => hooks.report(err))
+    this.#triggers = new FlushTriggers(
+      options.flushAt,
+      options.flushIntervalMs,
+      () => this.#pump(),
+      (err) => hooks.report(err),
+    )
   }
 
   /** Messages queued and not yet in a request. */
@@ -138,15 +146,23 @@ export class FlushScheduler implements Drainable {
     this.#triggers.flushThrough(this.#seq)
   }
 
-  #hasDueWork(): boolean {
-    return this.#resends.length > 0 || this.#lanes.firstSeq <= this.#triggers.dueSeq
+  // Work that could start now but for a free slot: the limit grows only while there is some.
+  #hasWorkForSlot(): boolean {
+    return this.#resends.length > 0 || this.#nextLane() !== undefined
+  }
+
+  #nextLane(): LaneName | undefined {
+    const mayTakePartial = !this.#options.enable || this.#partialBatches < this.#options.inFlight.maxPartialBatches
+    return this.#lanes.next(this.#triggers.dueSeq, mayTakePartial, MAX_BATCH_BYTES)
   }
 
   // Starts requests while work is due, a slot is free and the request rate allows. A request takes
   // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
   #pump(): void {
     const { enable, flushAt } = this.#options
-    while (this.#hasDueWork() && this.#abort?.signal.aborted !== true) {
+    while (this.#abort?.signal.aborted !== true) {
+      const lane = this.#resends.length > 0 ? 'resend' : this.#nextLane()
+      if (lane === undefined) break
       if (enable) {
         const slots = this.#attemptSlots()
         if (!slots.isFree) break
@@ -156,21 +172,26 @@ export class FlushScheduler implements Drainable {
         }
         slots.take()
       }
+      if (lane === 'resend') {
+        this.#start(this.#resends.shift() as QueuedEntry[], false)
+        continue
+      }
       // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
       // a slot. Only messages that the request-rate limit held back go out together:
       // maxRequestsPerSecond is the service's recommendation, and a burst must not become a flood.
       const maxSeq = flushAt > 1 ? Infinity : this.#rateHeldThrough
-      const entries = this.#resends.shift() ?? this.#lanes.takeRequest(this.#triggers.dueSeq, maxSeq, MAX_BATCH_BYTES)
-      if (entries === undefined) break
-      this.#start(entries)
+      const isPartial = lane === 'batch' && !this.#lanes.hasFullBatch(MAX_BATCH_BYTES)
+      this.#start(this.#lanes.take(lane, maxSeq, MAX_BATCH_BYTES), isPartial)
     }
     if (this.#lanes.length > 0 && this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
   }
 
-  #start(entries: QueuedEntry[]): void {
+  #start(entries: QueuedEntry[], isPartial: boolean): void {
     const isAlias = entries[0].isAlias
-    const request: Request = { entries, minSeq: entries[0].seq, path: isAlias ? '/v1/alias' : '/v1/batch', bytes: bodyBytes(entries) }
+    const path = isAlias ? '/v1/alias' : '/v1/batch'
+    const request: Request = { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial }
     this.#inFlight.add(request)
+    if (isPartial) this.#partialBatches += 1
     if (!this.#options.enable) {
       void Promise.resolve().then(() => this.#finish(request, undefined))
       return
@@ -187,6 +208,7 @@ export class FlushScheduler implements Drainable {
     // A request the closeAndFlush timeout already ended has had its outcome.
     if (!this.#inFlight.delete(request)) return
     if (this.#options.enable) this.#attemptSlots().release()
+    if (request.isPartial) this.#partialBatches -= 1
     if (error instanceof DeliveryError && error.status === 413) {
       // A proxy or a service with a smaller body limit: send each half on its own, down to one
       // message. Halves are always smaller, so this ends.
@@ -235,12 +257,12 @@ export class FlushScheduler implements Drainable {
     this.#inFlight.clear()
     left.push(...this.#resends.splice(0), this.#lanes.takeAll())
     for (const entries of left) {
-      if (entries.length > 0) this.#complete({ entries, minSeq: entries[0].seq, path: '', bytes: 0 }, reason)
+      if (entries.length > 0) this.#complete({ entries, minSeq: entries[0].seq, path: '', bytes: 0, isPartial: false }, reason)
     }
   }
 
   #attemptSlots(): AttemptSlots {
-    return (this.#slots ??= new AttemptSlots(this.#options.inFlight, Date.now, () => this.#hasDueWork()))
+    return (this.#slots ??= new AttemptSlots(this.#options.inFlight, Date.now, () => this.#hasWorkForSlot()))
   }
 
   #rateGate(): RateGate {

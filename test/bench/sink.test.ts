@@ -1,5 +1,9 @@
 import * as http from 'node:http'
 import { createSink, type Sink } from '../../bench/lib/sink.cjs'
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { faultPlan } = require('../../bench/lib/sink-faults.cjs') as {
+  faultPlan: (rate: number) => (index: number) => { kind: string; status?: number }
+}
 
 const AUTH = 'Basic ' + Buffer.from('key:').toString('base64')
 
@@ -117,5 +121,30 @@ describe('the bench sink', () => {
     sink.reset()
     await post(port, '/v1/batch', batch(['a']))
     expect(sink.stats()).toMatchObject({ requests: 1, unique: 1, duplicates: 0 })
+  })
+
+  it('holds answers for latencyMs and counts the most requests handled at once and the resent ones', async () => {
+    sink.reset({ latencyMs: 30 })
+    await Promise.all([1, 2, 3].map((i) => post(port, '/v1/batch', batch([`l${i}`]))))
+    await post(port, '/v1/batch', batch(['l1']))
+    expect(sink.stats()).toMatchObject({ requests: 4, peakInFlight: 3, resentRequests: 1, unique: 3 })
+  })
+
+  it('fails the planned share of requests in fault mode, the same way after every reset', async () => {
+    const plan = faultPlan(0.5)
+    const expected = Array.from({ length: 30 }, (_, i) => plan(i)).map((f) =>
+      f.kind === 'ok' ? '200' : f.kind === 'status' ? String(f.status) : f.kind,
+    )
+    expect(expected.filter((kind) => kind !== '200').length).toBeGreaterThan(5)
+    for (let round = 0; round < 2; round++) {
+      sink.reset({ faultRate: 0.5 })
+      const seen: string[] = []
+      for (let i = 0; i < 30; i++) {
+        const sent = post(port, '/v1/batch', batch([`f${round}-${i}`])).then(String, () => 'reset')
+        seen.push(await Promise.race([sent, new Promise<string>((resolve) => setTimeout(() => resolve('hang'), 300))]))
+      }
+      expect(seen).toEqual(expected)
+      expect(sink.stats().faults).toBe(expected.filter((kind) => kind !== '200').length)
+    }
   })
 })

@@ -1,4 +1,5 @@
 import { Analytics, DeliveryError, MAX_BATCH_BYTES, type AnalyticsOptions } from '../../src'
+import { ADAPTIVE_IN_FLIGHT } from '../../src/options'
 import { startTestServer, type TestServer } from '../helpers/test-server'
 import { startFaultServer, until, type Fault, type FaultServer } from './fault-server'
 import { Outcomes, trackMessage } from './outcomes'
@@ -123,6 +124,8 @@ describe('lanes', () => {
 })
 
 describe('adaptive concurrency', () => {
+  const START = ADAPTIVE_IN_FLIGHT.initial
+
   it('grows past its start while aliases wait and requests succeed, never past 64', async () => {
     const s = await server(() => ({ kind: 'delay', ms: 100 }))
     const analytics = client(s)
@@ -132,21 +135,21 @@ describe('adaptive concurrency', () => {
 
     expect(outcomes.notExactlyOnce()).toEqual([])
     expect(s.accepted.size).toBe(300)
-    expect(s.maxConcurrent).toBeGreaterThan(16)
+    expect(s.maxConcurrent).toBeGreaterThan(START)
     expect(s.maxConcurrent).toBeLessThanOrEqual(64)
-    expect(analytics.stats().inFlightLimit).toBeGreaterThan(16)
+    expect(analytics.stats().inFlightLimit).toBeGreaterThan(START)
   })
 
   it.each([429, 500, 503])('halves the limit once when a round of requests answers %i, then recovers', async (status) => {
-    const s = await server((index) => (index < 16 ? { kind: 'delay', ms: 50, status } : { kind: 'status', status: 200 }))
+    const s = await server((index) => (index < START ? { kind: 'delay', ms: 50, status } : { kind: 'status', status: 200 }))
     const analytics = client(s, { flushAt: 1, retryDelay: 200, maxRetryDelay: 200 })
-    for (let i = 0; i < 16; i++) analytics.alias({ userId: `u${i}`, previousId: `a${i}` })
-    await until(() => s.requests.filter((r) => r.status === status).length === 16)
-    await until(() => analytics.stats().retried === 16)
-    // Sixteen overload answers from one round trip: one decrease, not sixteen.
-    expect(analytics.stats().inFlightLimit).toBe(8)
+    for (let i = 0; i < START; i++) analytics.alias({ userId: `u${i}`, previousId: `a${i}` })
+    await until(() => s.requests.filter((r) => r.status === status).length === START)
+    await until(() => analytics.stats().retried === START)
+    // A round trip's worth of overload answers: one decrease, not one each.
+    expect(analytics.stats().inFlightLimit).toBe(START / 2)
     await analytics.flush()
-    expect(s.accepted.size).toBe(16)
+    expect(s.accepted.size).toBe(START)
   })
 
   it('shrinks on timeouts and resets too', async () => {
@@ -154,12 +157,12 @@ describe('adaptive concurrency', () => {
     const analytics = client(s, { flushAt: 1 })
     analytics.track(trackMessage('m0'))
     await analytics.flush()
-    expect(analytics.stats().inFlightLimit).toBe(8)
+    expect(analytics.stats().inFlightLimit).toBe(START / 2)
     const slow = await server((index) => (index === 0 ? { kind: 'hang' } : { kind: 'status', status: 200 }))
     const other = client(slow, { flushAt: 1, timeout: 100 })
     other.track(trackMessage('m1'))
     await other.flush()
-    expect(other.stats().inFlightLimit).toBe(8)
+    expect(other.stats().inFlightLimit).toBe(START / 2)
     expect(slow.accepted.size).toBe(1)
   })
 

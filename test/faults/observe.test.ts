@@ -72,9 +72,9 @@ describe('stats() and on() events', () => {
       retried: 1,
       requests: 2,
       requestsInFlight: 0,
-      inFlightLimit: 8,
+      inFlightLimit: 16,
     })
-    // inFlightLimit: the adaptive limit started at 16 and halved once, on the 503.
+    // inFlightLimit: the adaptive limit started at 32 and halved once, on the 503.
 
     // m1-m4 went out (with flush(), beside the retry of m0) and were answered first.
     expect(events.flush.map((f) => [f.path, f.count])).toEqual([

@@ -1,6 +1,6 @@
 import { afterAttempt, afterOverload, afterSuccess, fixedLimitPolicy, startLimit, type LimitPolicy } from '../../src/queue/in-flight-limit'
 
-const POLICY: LimitPolicy = { floor: 2, ceiling: 10, initial: 4, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false }
+const POLICY: LimitPolicy = { floor: 2, ceiling: 10, initial: 4, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false, maxPartialBatches: 2 }
 
 describe('the adaptive in-flight limit', () => {
   it('starts at the initial value, kept between floor and ceiling', () => {
