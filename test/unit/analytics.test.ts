@@ -259,9 +259,10 @@ describe('errors', () => {
     const fetch = recordingFetch(() => new Error('ECONNREFUSED'))
     const analytics = client(fetch, { retryDelay: 1 })
     analytics.track(aTrack())
-    await jest.advanceTimersByTimeAsync(1000)
-    expect(fetch.requests).toHaveLength(4)
-    expect(analytics.stats()).toMatchObject({ failed: 1, retried: 3, queued: 0, inFlight: 0 })
+    await jest.advanceTimersByTimeAsync(10_000)
+    // The default maxRetries: 10 retries after the first attempt.
+    expect(fetch.requests).toHaveLength(11)
+    expect(analytics.stats()).toMatchObject({ failed: 1, retried: 10, queued: 0, inFlight: 0 })
   })
 
   it('a later flush reports a failure of messages it covered', async () => {
@@ -269,8 +270,8 @@ describe('errors', () => {
     const analytics = client(fetch, { retryDelay: 1 })
     analytics.track(aTrack())
     const flushing = analytics.flush().catch((err: unknown) => err)
-    await jest.advanceTimersByTimeAsync(1000)
-    expect(await flushing).toMatchObject({ name: 'DeliveryError', status: 500, attempts: 4 })
+    await jest.advanceTimersByTimeAsync(10_000)
+    expect(await flushing).toMatchObject({ name: 'DeliveryError', status: 500, attempts: 11 })
   })
 })
 
