@@ -2,20 +2,21 @@ import { setMaxListeners } from 'node:events'
 import { ClosedError, DeliveryError, QueueFullError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
-import { createHttpTransport } from '../delivery/transport'
 import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Callback } from '../types'
 import { AttemptSlots } from './attempt-slots'
-import { bodyBytes, buildBatchBody, buildSingleBody, splitInHalves } from './batch'
+import { buildBatchBody, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
+import { createDeliveryContext } from './delivery-context'
 import { HeldTimers } from './held-timers'
 import { startLimit } from './in-flight-limit'
 import { Lanes, type LaneName } from './lanes'
 import type { QueuedEntry } from './queue'
 import { RateGate } from './rate-gate'
+import { createRequest, OpenRequests, refusedAlone, type Request } from './requests'
 
 export type { FlushOutcome } from './flush-waiters'
 
@@ -29,15 +30,6 @@ export interface SchedulerHooks {
   report(err: unknown): void
 }
 
-interface Request {
-  readonly entries: QueuedEntry[]
-  readonly minSeq: number
-  readonly path: string
-  readonly bytes: number
-  /** A batch that left before the lane held a full one. */
-  readonly isPartial: boolean
-}
-
 /**
  * Coordinates the flow from the lanes to requests: it takes messages in, asks the flush rules what
  * is due, starts requests while an in-flight slot and the request rate allow, gives every message
@@ -47,17 +39,14 @@ export class FlushScheduler implements Drainable {
   readonly #options: ResolvedOptions
   readonly #hooks: SchedulerHooks
   readonly #lanes = new Lanes()
-  // Halves of batches the service refused as too large (413), sent before anything queued later.
-  readonly #resends: QueuedEntry[][] = []
   readonly #waiters = new FlushWaiters()
   readonly #timers = new HeldTimers()
   readonly #triggers: FlushTriggers
-  readonly #inFlight = new Set<Request>()
+  readonly #requests = new OpenRequests()
   #slots: AttemptSlots | undefined
   #rate: RateGate | undefined
   #seq = 0
   #rateHeldThrough = 0
-  #partialBatches = 0
   #pendingCount = 0
   #pendingBytes = 0
   #draining = false
@@ -148,11 +137,11 @@ export class FlushScheduler implements Drainable {
 
   // Work that could start now but for a free slot: the limit grows only while there is some.
   #hasWorkForSlot(): boolean {
-    return this.#resends.length > 0 || this.#nextLane() !== undefined
+    return this.#requests.hasResends || this.#nextLane() !== undefined
   }
 
   #nextLane(): LaneName | undefined {
-    const mayTakePartial = !this.#options.enable || this.#partialBatches < this.#options.inFlight.maxPartialBatches
+    const mayTakePartial = !this.#options.enable || this.#requests.partialBatches < this.#options.inFlight.maxPartialBatches
     return this.#lanes.next(this.#triggers.dueSeq, mayTakePartial, MAX_BATCH_BYTES)
   }
 
@@ -161,7 +150,7 @@ export class FlushScheduler implements Drainable {
   #pump(): void {
     const { enable, flushAt } = this.#options
     while (this.#abort?.signal.aborted !== true) {
-      const lane = this.#resends.length > 0 ? 'resend' : this.#nextLane()
+      const lane = this.#requests.hasResends ? 'resend' : this.#nextLane()
       if (lane === undefined) break
       if (enable) {
         const slots = this.#attemptSlots()
@@ -173,7 +162,7 @@ export class FlushScheduler implements Drainable {
         slots.take()
       }
       if (lane === 'resend') {
-        this.#start(this.#resends.shift() as QueuedEntry[], false)
+        this.#start(this.#requests.takeResend() as QueuedEntry[], false)
         continue
       }
       // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
@@ -187,17 +176,14 @@ export class FlushScheduler implements Drainable {
   }
 
   #start(entries: QueuedEntry[], isPartial: boolean): void {
-    const isAlias = entries[0].isAlias
-    const path = isAlias ? '/v1/alias' : '/v1/batch'
-    const request: Request = { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial }
-    this.#inFlight.add(request)
-    if (isPartial) this.#partialBatches += 1
+    const request = createRequest(entries, isPartial)
+    this.#requests.add(request)
     if (!this.#options.enable) {
       void Promise.resolve().then(() => this.#finish(request, undefined))
       return
     }
     const sentAt = new Date().toISOString()
-    const body = isAlias ? buildSingleBody(entries[0], sentAt) : buildBatchBody(entries, sentAt)
+    const body = entries[0].isAlias ? buildSingleBody(entries[0], sentAt) : buildBatchBody(entries, sentAt)
     deliverRequest(request.path, body, this.#deliveryContext()).then(
       () => this.#finish(request, undefined),
       (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
@@ -206,14 +192,11 @@ export class FlushScheduler implements Drainable {
 
   #finish(request: Request, error: Error | undefined): void {
     // A request the closeAndFlush timeout already ended has had its outcome.
-    if (!this.#inFlight.delete(request)) return
+    if (!this.#requests.end(request)) return
     if (this.#options.enable) this.#attemptSlots().release()
-    if (request.isPartial) this.#partialBatches -= 1
     if (error instanceof DeliveryError && error.status === 413) {
-      // A proxy or a service with a smaller body limit: send each half on its own, down to one
-      // message. Halves are always smaller, so this ends.
-      if (request.entries.length > 1) {
-        this.#resends.push(...splitInHalves(request.entries))
+      // A proxy or a service with a smaller body limit: each half goes on its own, down to one message.
+      if (this.#requests.splitRefused(request)) {
         this.#pump()
         return
       }
@@ -242,10 +225,7 @@ export class FlushScheduler implements Drainable {
   }
 
   #firstPendingSeq(): number {
-    let first = this.#lanes.firstSeq
-    for (const request of this.#inFlight) if (request.minSeq < first) first = request.minSeq
-    for (const entries of this.#resends) if (entries[0].seq < first) first = entries[0].seq
-    return first
+    return this.#requests.firstSeq(this.#lanes.firstSeq)
   }
 
   #giveUp(timeoutMs: number): void {
@@ -253,10 +233,7 @@ export class FlushScheduler implements Drainable {
     this.#abort ??= new AbortController()
     this.#abort.abort(reason)
     // Everything ends now, even a request whose fetch ignores the abort.
-    const left = [...this.#inFlight].map((request) => request.entries)
-    this.#inFlight.clear()
-    left.push(...this.#resends.splice(0), this.#lanes.takeAll())
-    for (const entries of left) {
+    for (const entries of [...this.#requests.takeAll(), this.#lanes.takeAll()]) {
       if (entries.length > 0) this.#complete({ entries, minSeq: entries[0].seq, path: '', bytes: 0, isPartial: false }, reason)
     }
   }
@@ -270,42 +247,19 @@ export class FlushScheduler implements Drainable {
   }
 
   #deliveryContext(): DeliveryContext {
-    const o = this.#options
     if (this.#abort === undefined) {
       this.#abort = new AbortController()
       // Every attempt in flight and every retry waiting for a slot listens to it.
       setMaxListeners(0, this.#abort.signal)
     }
-    this.#context ??= {
-      transport: createHttpTransport(o),
-      policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
-      timeoutMs: o.timeoutMs,
+    this.#context ??= createDeliveryContext(this.#options, {
       signal: this.#abort.signal,
-      sleep: (ms, signal) => this.#timers.sleep(ms, signal),
-      attemptEnded: (signal, startedMs) => {
-        this.#attemptSlots().report(signal, startedMs)
-        this.#pump()
-      },
-      pauseSlot: () => {
-        this.#attemptSlots().pauseForRetry()
-        this.#pump()
-      },
-      resumeSlot: (signal) => this.#attemptSlots().resumeAfterWait(signal),
-      rateSlot: (signal) => this.#rateGate().waitForTurn(signal),
-      now: () => Date.now(),
-      random: Math.random,
+      timers: this.#timers,
+      slots: () => this.#attemptSlots(),
+      rate: () => this.#rateGate(),
+      pump: () => this.#pump(),
       onRetry: (info) => this.#hooks.retry(info),
-    }
+    })
     return this.#context
   }
-}
-
-function refusedAlone(request: Request, cause: DeliveryError): DeliveryError {
-  const what = request.path === '/v1/alias' ? 'alias' : 'message'
-  return new DeliveryError(
-    `${request.path}: the service refused the ${what} as too large (413) in a request of its own: ${request.bytes} bytes (${request.entries[0].bytes} bytes of JSON)`,
-    413,
-    cause.attempts,
-    { cause },
-  )
 }

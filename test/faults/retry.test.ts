@@ -135,7 +135,11 @@ describe('which failures are retried', () => {
     await expect(analytics.flush()).rejects.toBeInstanceOf(DeliveryError)
 
     const error = outcomes.get('m1')?.error as DeliveryError
-    expect(error.attempts).toBe(server.arrivals)
+    // The last attempt gets only what is left of the 300 ms: on a loaded machine it can be aborted
+    // by its own timeout before its request reaches the server. Every other attempt arrives.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(error.attempts - server.arrivals).toBeGreaterThanOrEqual(0)
+    expect(error.attempts - server.arrivals).toBeLessThanOrEqual(1)
     expect(server.arrivals).toBeGreaterThan(1)
     expect(server.arrivals).toBeLessThan(10_000)
   })
