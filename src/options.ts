@@ -1,6 +1,6 @@
 import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
-import { fixedLimitPolicy, type LimitPolicy } from './queue/in-flight-limit'
+import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
 import type { ErrorHandler, FetchLike } from './types'
 
 /** The default region host. */
@@ -119,28 +119,26 @@ export interface ResolvedOptions {
   readonly maxRetryTimeMs: number
   readonly maxQueueSize: number
   readonly maxQueueBytes: number
-  /** The adaptive limit of requests in flight, or a fixed one when `maxInFlight` is set. */
-  readonly inFlight: LimitPolicy
+  /** The adaptive limits of requests in flight, or a fixed one when `maxInFlight` is set. */
+  readonly inFlight: InFlightPolicy
   readonly maxRequestsPerSecond: number
   readonly compress: boolean
 }
 
 /**
- * The adaptive limit of requests in flight used when `maxInFlight` is not set. The ceiling was
- * chosen by measurement (`npm run bench:latency`, bench/RESULTS.md): with a service that answers
- * in 2 s, 1 alias in 6 needs about 64 requests in flight to deliver 2,000 messages within 15 s;
- * 64 is also the keep-alive pool's sockets per host. It starts at 32 (half the ceiling) so that a burst of aliases
- * does not wait several round trips for the limit to grow, and halves no more than once a second.
- * Batches that are not full keep to 4 requests in flight, the fixed value measured best for
- * batches against a service 20 ms away (`npm run bench:in-flight`): more would only make them smaller.
+ * The adaptive limits of requests in flight used when `maxInFlight` is not set, chosen by
+ * measurement (`npm run bench:latency` and `bench:in-flight`, bench/RESULTS.md, docs/decisions.md).
+ * Every request: 1 to 64, from 32. With a service answering in 2 s, 1 alias in 6 needs about 64
+ * requests in flight to deliver 2,000 messages within 15 s; 64 is also the keep-alive pool's
+ * sockets per host; starting at 32 sends a burst of aliases without waiting several round trips.
+ * Batch requests: 1 to 64, from 4, growing only while full batches wait: 4 was the best fixed
+ * value for batches 20 ms away, and a service that holds requests gets 4 bodies of 500 KB, not 32.
+ * Batches that are not full: at most 4, so free slots do not make batches smaller.
  */
-export const ADAPTIVE_IN_FLIGHT: LimitPolicy = Object.freeze({
-  floor: 1,
-  ceiling: 64,
-  initial: 32,
-  decreaseIntervalMs: 1000,
-  holdsSlotWhileWaiting: false,
-  maxPartialBatches: 4,
+export const ADAPTIVE_IN_FLIGHT: InFlightPolicy = Object.freeze({
+  requests: Object.freeze({ floor: 1, ceiling: 64, initial: 32, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false }),
+  batches: Object.freeze({ floor: 1, ceiling: 64, initial: 4, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false }),
+  partialBatches: 4,
 })
 
 /** Defaults of every option, in one place. */
@@ -187,7 +185,7 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     maxRetryTimeMs: numberOption(o, 'maxRetryTime', 0),
     maxQueueSize: integerOption(o, 'maxQueueSize', 1),
     maxQueueBytes: integerOption(o, 'maxQueueBytes', 1),
-    inFlight: o.maxInFlight === undefined ? ADAPTIVE_IN_FLIGHT : fixedLimitPolicy(integerOption(o, 'maxInFlight', 1)),
+    inFlight: o.maxInFlight === undefined ? ADAPTIVE_IN_FLIGHT : fixedInFlight(integerOption(o, 'maxInFlight', 1)),
     maxRequestsPerSecond: numberOption(o, 'maxRequestsPerSecond', 1, 'requests per second'),
     compress: booleanOption(o, 'compress'),
   })

@@ -25,8 +25,8 @@ export interface DeliveryContext {
   /** Aborted when the client gives up on everything (the `closeAndFlush` timeout). */
   readonly signal: AbortSignal
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
-  /** An attempt that started at `startedMs` ended with what it said about the service. */
-  readonly attemptEnded: (signal: AttemptSignal, startedMs: number) => void
+  /** An attempt to `path` that started at `startedMs` ended with what it said about the service. */
+  readonly attemptEnded: (path: string, signal: AttemptSignal, startedMs: number) => void
   /** The request starts to wait for a retry: it may lend its in-flight slot meanwhile. */
   readonly pauseSlot: () => void
   /** Resolves when the request, its wait over, holds an in-flight slot again. */
@@ -72,7 +72,7 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
       signal = 'overload'
       error = err instanceof Error ? err : new Error(String(err))
     } finally {
-      ctx.attemptEnded(signal, attemptStartedMs)
+      ctx.attemptEnded(path, signal, attemptStartedMs)
     }
     const delayMs = nextRetryDelayMs(attempt, ctx.now() - startedMs, retryAfterMs, ctx.policy, ctx.random)
     if (delayMs === undefined) {

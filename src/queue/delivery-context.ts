@@ -2,6 +2,7 @@ import type { DeliveryContext, RetryInfo } from '../delivery/deliver'
 import { createHttpTransport } from '../delivery/transport'
 import type { ResolvedOptions } from '../options'
 import type { AttemptSlots } from './attempt-slots'
+import type { AttemptSignal } from './in-flight-limit'
 import type { HeldTimers } from './held-timers'
 import type { RateGate } from './rate-gate'
 
@@ -11,6 +12,8 @@ export interface DeliveryParts {
   readonly signal: AbortSignal
   readonly timers: HeldTimers
   readonly slots: () => AttemptSlots
+  /** Learns what an attempt to `path` said, for the limit of its lane. */
+  readonly laneReport: (path: string, signal: AttemptSignal, startedMs: number) => void
   readonly rate: () => RateGate
   /** Starts what a freed or added slot allows. */
   readonly pump: () => void
@@ -25,7 +28,8 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
     timeoutMs: o.timeoutMs,
     signal: parts.signal,
     sleep: (ms, signal) => parts.timers.sleep(ms, signal),
-    attemptEnded: (signal, startedMs) => {
+    attemptEnded: (path, signal, startedMs) => {
+      parts.laneReport(path, signal, startedMs)
       parts.slots().report(signal, startedMs)
       parts.pump()
     },

@@ -26,12 +26,18 @@ export interface LimitPolicy {
    * limit counts attempts, since a request waiting between attempts puts no load on the service.
    */
   readonly holdsSlotWhileWaiting: boolean
-  /**
-   * Most batch requests in flight that are not full (the batch lane held less than 500 KB). Under
-   * sustained traffic a batch then waits to grow instead of leaving small as soon as a slot is
-   * free: more slots serve aliases and full batches, not more, smaller requests.
-   */
-  readonly maxPartialBatches: number
+}
+
+/**
+ * The limits of one instance: one over every request, one over batch requests (which carry up to
+ * 500 KB each, so they start lower and grow only while full batches wait), and a fixed cap on
+ * batches that are not full (the batch lane held less than 500 KB): under sustained traffic a
+ * batch then waits to grow instead of leaving small as soon as a slot is free.
+ */
+export interface InFlightPolicy {
+  readonly requests: LimitPolicy
+  readonly batches: LimitPolicy
+  readonly partialBatches: number
 }
 
 /** The state of the limit: its value and when it last shrank. */
@@ -75,7 +81,8 @@ export function afterAttempt(
   return state
 }
 
-/** A policy that pins the limit at `n` (an explicit `maxInFlight`). */
-export function fixedLimitPolicy(n: number): LimitPolicy {
-  return { floor: n, ceiling: n, initial: n, decreaseIntervalMs: 0, holdsSlotWhileWaiting: true, maxPartialBatches: n }
+/** Limits pinned at `n` requests of any kind (an explicit `maxInFlight`). */
+export function fixedInFlight(n: number): InFlightPolicy {
+  const pinned: LimitPolicy = { floor: n, ceiling: n, initial: n, decreaseIntervalMs: 0, holdsSlotWhileWaiting: true }
+  return { requests: pinned, batches: pinned, partialBatches: n }
 }

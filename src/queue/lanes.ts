@@ -36,14 +36,15 @@ export class Lanes {
 
   /**
    * The lane of the next request, when a message queued up to `dueSeq` waits there: the lane whose
-   * first message is older. A batch that would not be full is passed over unless `mayTakePartial`.
+   * first message is older. The batch lane is passed over unless `mayTakeBatch` (told whether the
+   * batch would be full) allows it.
    */
-  next(dueSeq: number, mayTakePartial: boolean, maxBodyBytes: number): LaneName | undefined {
+  next(dueSeq: number, mayTakeBatch: (isFull: boolean) => boolean, maxBodyBytes: number): LaneName | undefined {
     const batchSeq = this.#batch.at(0)?.seq ?? Infinity
     const aliasSeq = this.#alias.at(0)?.seq ?? Infinity
-    const isBatchReady = batchSeq <= dueSeq && (mayTakePartial || this.hasFullBatch(maxBodyBytes))
+    const isBatchReady = batchSeq <= dueSeq && batchSeq !== Infinity && mayTakeBatch(this.hasFullBatch(maxBodyBytes))
     if (isBatchReady && batchSeq < aliasSeq) return 'batch'
-    if (aliasSeq <= dueSeq) return 'alias'
+    if (aliasSeq <= dueSeq && aliasSeq !== Infinity) return 'alias'
     return isBatchReady ? 'batch' : undefined
   }
 

@@ -25,12 +25,6 @@ export function createRequest(entries: QueuedEntry[], isPartial: boolean): Reque
 export class OpenRequests {
   readonly #started = new Set<Request>()
   readonly #resends: QueuedEntry[][] = []
-  #partial = 0
-
-  /** Batches in flight that left before their lane held a full one. */
-  get partialBatches(): number {
-    return this.#partial
-  }
 
   /** Whether halves of a refused batch wait to be sent. */
   get hasResends(): boolean {
@@ -39,14 +33,11 @@ export class OpenRequests {
 
   add(request: Request): void {
     this.#started.add(request)
-    if (request.isPartial) this.#partial += 1
   }
 
   /** Ends a request; false when it had already ended (the closeAndFlush timeout ended it). */
   end(request: Request): boolean {
-    if (!this.#started.delete(request)) return false
-    if (request.isPartial) this.#partial -= 1
-    return true
+    return this.#started.delete(request)
   }
 
   /**
@@ -76,7 +67,6 @@ export class OpenRequests {
   takeAll(): QueuedEntry[][] {
     const all = [...this.#started].map((request) => request.entries)
     this.#started.clear()
-    this.#partial = 0
     return [...all, ...this.#resends.splice(0)]
   }
 }

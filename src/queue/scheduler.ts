@@ -6,6 +6,7 @@ import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Callback } from '../types'
 import { AttemptSlots } from './attempt-slots'
+import { BatchLimit } from './batch-limit'
 import { buildBatchBody, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
@@ -44,6 +45,7 @@ export class FlushScheduler implements Drainable {
   readonly #triggers: FlushTriggers
   readonly #requests = new OpenRequests()
   #slots: AttemptSlots | undefined
+  #batches: BatchLimit | undefined
   #rate: RateGate | undefined
   #seq = 0
   #rateHeldThrough = 0
@@ -79,7 +81,7 @@ export class FlushScheduler implements Drainable {
   get attempts(): { readonly active: number; readonly limit: number } {
     const slots = this.#slots
     return slots === undefined
-      ? { active: 0, limit: startLimit(this.#options.inFlight).limit }
+      ? { active: 0, limit: startLimit(this.#options.inFlight.requests).limit }
       : { active: slots.active, limit: slots.limit }
   }
 
@@ -141,8 +143,8 @@ export class FlushScheduler implements Drainable {
   }
 
   #nextLane(): LaneName | undefined {
-    const mayTakePartial = !this.#options.enable || this.#requests.partialBatches < this.#options.inFlight.maxPartialBatches
-    return this.#lanes.next(this.#triggers.dueSeq, mayTakePartial, MAX_BATCH_BYTES)
+    const mayTakeBatch = this.#options.enable ? (isFull: boolean) => this.#batchLimit.mayStart(isFull) : () => true
+    return this.#lanes.next(this.#triggers.dueSeq, mayTakeBatch, MAX_BATCH_BYTES)
   }
 
   // Starts requests while work is due, a slot is free and the request rate allows. A request takes
@@ -178,6 +180,7 @@ export class FlushScheduler implements Drainable {
   #start(entries: QueuedEntry[], isPartial: boolean): void {
     const request = createRequest(entries, isPartial)
     this.#requests.add(request)
+    if (request.path === '/v1/batch') this.#batchLimit.start(isPartial)
     if (!this.#options.enable) {
       void Promise.resolve().then(() => this.#finish(request, undefined))
       return
@@ -194,6 +197,7 @@ export class FlushScheduler implements Drainable {
     // A request the closeAndFlush timeout already ended has had its outcome.
     if (!this.#requests.end(request)) return
     if (this.#options.enable) this.#attemptSlots().release()
+    if (request.path === '/v1/batch') this.#batchLimit.end(request.isPartial)
     if (error instanceof DeliveryError && error.status === 413) {
       // A proxy or a service with a smaller body limit: each half goes on its own, down to one message.
       if (this.#requests.splitRefused(request)) {
@@ -239,7 +243,12 @@ export class FlushScheduler implements Drainable {
   }
 
   #attemptSlots(): AttemptSlots {
-    return (this.#slots ??= new AttemptSlots(this.#options.inFlight, Date.now, () => this.#hasWorkForSlot()))
+    return (this.#slots ??= new AttemptSlots(this.#options.inFlight.requests, Date.now, () => this.#hasWorkForSlot()))
+  }
+
+  get #batchLimit(): BatchLimit {
+    const { batches, partialBatches } = this.#options.inFlight
+    return (this.#batches ??= new BatchLimit(batches, partialBatches))
   }
 
   #rateGate(): RateGate {
@@ -256,6 +265,9 @@ export class FlushScheduler implements Drainable {
       signal: this.#abort.signal,
       timers: this.#timers,
       slots: () => this.#attemptSlots(),
+      laneReport: (path, signal, startedMs) => {
+        if (path === '/v1/batch') this.#batchLimit.report(signal, startedMs, Date.now(), this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
+      },
       rate: () => this.#rateGate(),
       pump: () => this.#pump(),
       onRetry: (info) => this.#hooks.retry(info),

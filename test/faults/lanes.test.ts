@@ -124,7 +124,7 @@ describe('lanes', () => {
 })
 
 describe('adaptive concurrency', () => {
-  const START = ADAPTIVE_IN_FLIGHT.initial
+  const START = ADAPTIVE_IN_FLIGHT.requests.initial
 
   it('grows past its start while aliases wait and requests succeed, never past 64', async () => {
     const s = await server(() => ({ kind: 'delay', ms: 100 }))
@@ -183,7 +183,7 @@ describe('413: a body the service finds too large', () => {
     testServers.push(s)
     return s
   }
-  const accepted = (s: TestServer) => s.requests.filter((r) => r.bytes <= s.limit)
+  const accepted = (s: TestServer & { limit: number }) => s.requests.filter((r) => r.bytes <= s.limit)
 
   it('splits a refused batch in halves until every part is accepted, losing nothing', async () => {
     const s = Object.assign(await limitedServer(20 * 1024), { limit: 20 * 1024 })
@@ -229,5 +229,25 @@ describe('413: a body the service finds too large', () => {
     expect(aliasError.message).toMatch(/^\/v1\/alias: the service refused the alias as too large \(413\)/)
     // Each refused single message was sent once: a 413 is not retried, and one message is not split.
     expect(s.requests.filter((r) => r.path === '/v1/alias')).toHaveLength(1)
+  })
+})
+
+describe('batches in flight', () => {
+  it('sends at most 4 batches to a service that holds every request, however much is queued', async () => {
+    let release!: () => void
+    const gate = new Promise((resolve) => (release = () => resolve(undefined)))
+    const s = await server(() => ({ kind: 'gate', open: gate }))
+    const analytics = client(s)
+    const outcomes = new Outcomes()
+    // ~6 MB of tracks: a dozen full batches wait, but nothing has succeeded: the batch limit stays at its start.
+    for (let i = 0; i < 6000; i++) analytics.track(trackMessage(`m${i}`, { pad: 'x'.repeat(900) }), outcomes.callback(`m${i}`))
+    const flushed = analytics.flush()
+    await until(() => s.arrivals === 4)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(s.arrivals).toBe(4)
+    release()
+    await flushed
+    expect(outcomes.notExactlyOnce()).toEqual([])
+    expect(s.accepted.size).toBe(6000)
   })
 })

@@ -1,6 +1,6 @@
-import { afterAttempt, afterOverload, afterSuccess, fixedLimitPolicy, startLimit, type LimitPolicy } from '../../src/queue/in-flight-limit'
+import { afterAttempt, afterOverload, afterSuccess, fixedInFlight, startLimit, type LimitPolicy } from '../../src/queue/in-flight-limit'
 
-const POLICY: LimitPolicy = { floor: 2, ceiling: 10, initial: 4, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false, maxPartialBatches: 2 }
+const POLICY: LimitPolicy = { floor: 2, ceiling: 10, initial: 4, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false }
 
 describe('the adaptive in-flight limit', () => {
   it('starts at the initial value, kept between floor and ceiling', () => {
@@ -65,7 +65,7 @@ describe('the adaptive in-flight limit', () => {
   })
 
   it('stays where an explicit maxInFlight pins it', () => {
-    const pinned = fixedLimitPolicy(3)
+    const pinned = fixedInFlight(3).requests
     let state = startLimit(pinned)
     for (let i = 0; i < 10; i++) state = afterAttempt(state, pinned, 'success', i, i, true)
     expect(state.limit).toBe(3)
