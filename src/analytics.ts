@@ -1,3 +1,4 @@
+import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
 import { newMessageId } from './message/message-id'
 import { createIsoClock, normalizeMessage } from './message/normalize'
@@ -49,6 +50,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #scheduler: FlushScheduler
   readonly #observers = new Observers()
   readonly #clock = createIsoClock()
+  #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
   #sent = 0
   #failed = 0
   #dropped = 0
@@ -142,6 +144,30 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   alias(message: AliasMessage, callback?: Callback): this {
     return this.#enqueue('alias', message, callback)
+  }
+
+  /**
+   * The message methods in a form you can await: `await analytics.deliver.track(message)` queues
+   * the message like {@link Analytics.track}, has it sent right after the current synchronous run
+   * of calls (not after `flushAt` or `flushInterval`), and resolves with its own outcome, `{ delivered: true,
+   * messageId }` or `{ delivered: false, messageId, error }`. It never rejects, and settles within
+   * the retry budget. Calls that do not use it pay nothing for it.
+   * @example
+   * ```ts
+   * // A serverless handler that must know its event arrived before it answers.
+   * export async function handler(event) {
+   *   const outcome = await analytics.deliver.track({ userId: event.user, event: 'Checkout Completed' })
+   *   if (!outcome.delivered) console.warn('analytics', outcome.messageId, outcome.error.message)
+   *   return { statusCode: 200 }
+   * }
+   * ```
+   */
+  get deliver(): DeliverMethods<Events, UserTraits, GroupTraits> {
+    this.#deliver ??= createDeliverMethods(
+      (type, message, callback) => this.#enqueue(type, message, callback),
+      () => this.#scheduler.expedite(),
+    )
+    return this.#deliver
   }
 
   /**

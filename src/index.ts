@@ -11,6 +11,7 @@ export { MAX_MESSAGE_BYTES, MAX_BATCH_BYTES } from './limits'
 export { LIBRARY_NAME, VERSION } from './version'
 export type { AnalyticsEvents, AnalyticsStats, FlushInfo, DropInfo } from './observe'
 export type { RetryInfo } from './delivery/deliver'
+export type { Delivery, DeliverMethods } from './deliver-methods'
 export type {
   MessageType,
   Id,

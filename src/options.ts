@@ -101,6 +101,16 @@ export interface AnalyticsOptions {
    * @defaultValue false
    */
   compress?: boolean
+  /**
+   * Keeps background sends alive on platforms that end a request's work when its response is
+   * sent: pass the platform's `waitUntil` (Cloudflare Workers: `waitUntil` from
+   * `cloudflare:workers`, or `(p) => ctx.waitUntil(p)` for a client made per request; Vercel:
+   * `waitUntil` from `@vercel/functions`; Next.js: `after`). With it, the messages queued in one
+   * synchronous run of calls are flushed right after it, and the promise of that flush (which
+   * settles, never rejects, when every one of them has an outcome) is handed to `waitUntil`, so a
+   * handler that returns without awaiting loses nothing.
+   */
+  waitUntil?: (promise: Promise<unknown>) => void
 }
 
 /** Options after defaults and checks: what every stage after the constructor reads. */
@@ -123,6 +133,7 @@ export interface ResolvedOptions {
   readonly inFlight: InFlightPolicy
   readonly maxRequestsPerSecond: number
   readonly compress: boolean
+  readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
 }
 
 /**
@@ -188,6 +199,7 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     inFlight: o.maxInFlight === undefined ? ADAPTIVE_IN_FLIGHT : fixedInFlight(integerOption(o, 'maxInFlight', 1)),
     maxRequestsPerSecond: numberOption(o, 'maxRequestsPerSecond', 1, 'requests per second'),
     compress: booleanOption(o, 'compress'),
+    waitUntil: functionOption(o, 'waitUntil') as ((promise: Promise<unknown>) => void) | undefined,
   })
 }
 

@@ -1,5 +1,6 @@
 import { DeliveryError, TimeoutError } from '../errors'
 import type { AttemptSignal } from '../queue/in-flight-limit'
+import { setUnrefTimeout } from '../timers'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
 import type { Transport, TransportResponse } from './transport'
 
@@ -22,8 +23,6 @@ export interface DeliveryContext {
   readonly transport: Transport
   readonly policy: RetryPolicy
   readonly timeoutMs: number
-  /** Aborted when the client gives up on everything (the `closeAndFlush` timeout). */
-  readonly signal: AbortSignal
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
   /** An attempt to `path` that started at `startedMs` ended with what it said about the service. */
   readonly attemptEnded: (path: string, signal: AttemptSignal, startedMs: number) => void
@@ -44,9 +43,11 @@ export interface DeliveryContext {
  * so the same `messageId`s, and the service can de-duplicate. The caller holds the request's
  * in-flight slot; every attempt reports what it said about the service (success, overload, or
  * neither), and the wait before a retry may lend the slot out.
- * @throws DeliveryError when it fails for good; TimeoutError when `signal` aborts it.
+ * @param stop - aborted when the client gives up on the request (the `closeAndFlush` timeout): one
+ * signal per request, so nothing of one request (in Workers: of one incoming request) touches another.
+ * @throws DeliveryError when it fails for good; TimeoutError when `stop` aborts it.
  */
-export async function deliverRequest(path: string, body: string, ctx: DeliveryContext): Promise<void> {
+export async function deliverRequest(path: string, body: string, ctx: DeliveryContext, stop: AbortSignal): Promise<void> {
   const startedMs = ctx.now()
   for (let attempt = 0; ; attempt++) {
     let status: number | undefined
@@ -57,7 +58,7 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
     try {
       // No attempt outlives the time budget of the whole request.
       const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, ctx.policy.maxTotalMs - (attemptStartedMs - startedMs)))
-      const response = await attemptOnce(path, body, ctx, timeoutMs)
+      const response = await attemptOnce(path, body, ctx, timeoutMs, stop)
       status = response.status
       signal = status >= 200 && status < 300 ? 'success' : isRetryableStatus(status) ? 'overload' : 'neutral'
       if (signal === 'success') return
@@ -67,7 +68,7 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
       retryAfterMs = parseRetryAfterMs(response.retryAfter, ctx.now())
     } catch (err) {
       if (err instanceof DeliveryError) throw err
-      if (ctx.signal.aborted) throw givenUp(path, err)
+      if (stop.aborted) throw givenUp(path, stop.reason)
       // A reset, a refused connection or a timeout: the service (or the way to it) is struggling.
       signal = 'overload'
       error = err instanceof Error ? err : new Error(String(err))
@@ -82,28 +83,42 @@ export async function deliverRequest(path: string, body: string, ctx: DeliveryCo
       })
     }
     ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
-    await waitForRetry(path, delayMs, ctx)
+    await waitForRetry(path, delayMs, ctx, stop, { status, attempts: attempt + 1 })
   }
 }
 
-async function waitForRetry(path: string, delayMs: number, ctx: DeliveryContext): Promise<void> {
+async function waitForRetry(
+  path: string,
+  delayMs: number,
+  ctx: DeliveryContext,
+  stop: AbortSignal,
+  last: { status: number | undefined; attempts: number },
+): Promise<void> {
   ctx.pauseSlot()
   try {
-    await ctx.sleep(delayMs, ctx.signal)
-    await ctx.resumeSlot(ctx.signal)
-    await ctx.rateSlot(ctx.signal)
+    await ctx.sleep(delayMs, stop)
+    await ctx.resumeSlot(stop)
+    await ctx.rateSlot(stop)
   } catch (err) {
-    throw givenUp(path, err)
+    if (stop.aborted) throw givenUp(path, stop.reason)
+    // Not the closeAndFlush timeout: something failed while waiting (a timer the runtime refused).
+    const cause = err instanceof Error ? err : new Error(String(err))
+    throw new DeliveryError(`${path}: the wait before a retry failed (${cause.message})`, last.status, last.attempts, { cause })
   }
 }
 
-async function attemptOnce(path: string, body: string, ctx: DeliveryContext, timeoutMs: number): Promise<TransportResponse> {
-  if (ctx.signal.aborted) throw ctx.signal.reason
+async function attemptOnce(
+  path: string,
+  body: string,
+  ctx: DeliveryContext,
+  timeoutMs: number,
+  stop: AbortSignal,
+): Promise<TransportResponse> {
+  if (stop.aborted) throw stop.reason
   const controller = new AbortController()
-  const abort = (): void => controller.abort(ctx.signal.reason)
-  ctx.signal.addEventListener('abort', abort, { once: true })
-  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
-  timer.unref()
+  const abort = (): void => controller.abort(stop.reason)
+  stop.addEventListener('abort', abort, { once: true })
+  const timer = setUnrefTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
   try {
     // Settles on the abort even when a custom fetch ignores its signal: no attempt outlives its timeout.
     return await new Promise<TransportResponse>((resolve, reject) => {
@@ -114,8 +129,8 @@ async function attemptOnce(path: string, body: string, ctx: DeliveryContext, tim
       })
     })
   } finally {
-    clearTimeout(timer)
-    ctx.signal.removeEventListener('abort', abort)
+    timer.cancel()
+    stop.removeEventListener('abort', abort)
   }
 }
 

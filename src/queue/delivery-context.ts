@@ -6,10 +6,8 @@ import type { AttemptSignal } from './in-flight-limit'
 import type { HeldTimers } from './held-timers'
 import type { RateGate } from './rate-gate'
 
-/** What the attempt loop is wired to: the scheduler's abort signal, timers, slots, rate gate and pump. */
+/** What the attempt loop is wired to: the scheduler's timers, slots, rate gate and pump. */
 export interface DeliveryParts {
-  /** Aborted when the client gives up on everything (the `closeAndFlush` timeout). */
-  readonly signal: AbortSignal
   readonly timers: HeldTimers
   readonly slots: () => AttemptSlots
   /** Learns what an attempt to `path` said, for the limit of its lane. */
@@ -26,7 +24,6 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
     transport: createHttpTransport(o),
     policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
     timeoutMs: o.timeoutMs,
-    signal: parts.signal,
     sleep: (ms, signal) => parts.timers.sleep(ms, signal),
     attemptEnded: (path, signal, startedMs) => {
       parts.laneReport(path, signal, startedMs)

@@ -38,7 +38,7 @@ export class FlushTriggers {
   afterEnqueue(seq: number, queued: number): void {
     this.#lastSeq = seq
     if (!this.#hasFlushed || this.#flushAt === 1) this.flushThrough(seq)
-    else if (queued >= this.#flushAt) this.#flushSoon(seq)
+    else if (queued >= this.#flushAt) this.flushSoon(seq)
     else this.armInterval()
   }
 
@@ -72,7 +72,8 @@ export class FlushTriggers {
   // the flushAt groups of that run share requests instead of each starting a small one (measured:
   // 2.3x fewer requests, client CPU per event 1.62x -> 1.11x the bench baseline's). A promise job,
   // not queueMicrotask or nextTick, so that fake timers in a user's tests cannot hold it back.
-  #flushSoon(seq: number): void {
+  /** Makes every message up to `seq` due right after the caller's synchronous run of calls. */
+  flushSoon(seq: number): void {
     const pending = this.#deferredSeq !== 0
     this.#deferredSeq = seq
     if (pending) return

@@ -10,12 +10,14 @@ export interface Request {
   readonly bytes: number
   /** A batch that left before its lane held a full one. */
   readonly isPartial: boolean
+  /** Aborted when the client gives up on it (the closeAndFlush timeout); one per request. */
+  readonly stop: AbortController
 }
 
 /** The request for `entries`: an alias alone to `/v1/alias`, anything else to `/v1/batch`. */
 export function createRequest(entries: QueuedEntry[], isPartial: boolean): Request {
   const path = entries[0].isAlias ? '/v1/alias' : '/v1/batch'
-  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial }
+  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop: new AbortController() }
 }
 
 /**
@@ -63,9 +65,10 @@ export class OpenRequests {
     return first
   }
 
-  /** Ends every request and takes every half: their entries, request by request. */
-  takeAll(): QueuedEntry[][] {
+  /** Ends every request (aborting it with `reason`) and takes every half: their entries, request by request. */
+  takeAll(reason: Error): QueuedEntry[][] {
     const all = [...this.#started].map((request) => request.entries)
+    for (const request of this.#started) request.stop.abort(reason)
     this.#started.clear()
     return [...all, ...this.#resends.splice(0)]
   }

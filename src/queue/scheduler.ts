@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events'
 import { ClosedError, DeliveryError, QueueFullError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
@@ -53,7 +52,8 @@ export class FlushScheduler implements Drainable {
   #pendingBytes = 0
   #draining = false
   #closed = false
-  #abort: AbortController | undefined
+  #gaveUp = false
+  #keepAlivePending = false
   #context: DeliveryContext | undefined
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
@@ -103,7 +103,23 @@ export class FlushScheduler implements Drainable {
     this.#pendingBytes += bytes
     if (++this.#pendingCount === 1) holdsWork(this)
     this.#triggers.afterEnqueue(this.#seq, this.#lanes.length)
+    if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
     return undefined
+  }
+
+  // With `waitUntil`: after the caller's synchronous run of calls, flush what it queued and hand
+  // the platform the promise of that flush, which settles when every one of them has an outcome.
+  #keepAlive(waitUntil: (promise: Promise<unknown>) => void): void {
+    if (this.#keepAlivePending) return
+    this.#keepAlivePending = true
+    void Promise.resolve().then(() => {
+      this.#keepAlivePending = false
+      try {
+        waitUntil(this.flush(false).then(() => undefined))
+      } catch (err) {
+        this.#hooks.report(err)
+      }
+    })
   }
 
   /** Sends everything queued; resolves when every message enqueued before the call has an outcome. */
@@ -114,6 +130,11 @@ export class FlushScheduler implements Drainable {
       this.#timers.hold(1)
       this.#triggers.flushThrough(this.#seq)
     })
+  }
+
+  /** Sends everything queued so far right after the caller's synchronous run of calls (someone awaits it). */
+  expedite(): void {
+    if (this.#pendingCount > 0) this.#triggers.flushSoon(this.#seq)
   }
 
   /** Stops intake and drains; past `timeoutMs`, what is left fails with a TimeoutError. */
@@ -151,7 +172,7 @@ export class FlushScheduler implements Drainable {
   // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
   #pump(): void {
     const { enable, flushAt } = this.#options
-    while (this.#abort?.signal.aborted !== true) {
+    while (!this.#gaveUp) {
       const lane = this.#requests.hasResends ? 'resend' : this.#nextLane()
       if (lane === undefined) break
       if (enable) {
@@ -187,7 +208,7 @@ export class FlushScheduler implements Drainable {
     }
     const sentAt = new Date().toISOString()
     const body = entries[0].isAlias ? buildSingleBody(entries[0], sentAt) : buildBatchBody(entries, sentAt)
-    deliverRequest(request.path, body, this.#deliveryContext()).then(
+    deliverRequest(request.path, body, this.#deliveryContext(), request.stop.signal).then(
       () => this.#finish(request, undefined),
       (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
     )
@@ -206,17 +227,16 @@ export class FlushScheduler implements Drainable {
       }
       error = refusedAlone(request, error)
     }
-    this.#complete(request, error)
+    this.#complete(request.entries, request.path, request.bytes, error)
     this.#pump()
   }
 
-  // Every entry ends here, once: counts, hooks, the flush waiters, callbacks.
-  #complete(request: Request, error: Error | undefined): void {
-    const { entries } = request
+  // Every entry ends here, once: counts, hooks, the flush waiters, callbacks. Entries are in order.
+  #complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined): void {
     this.#pendingCount -= entries.length
     for (const entry of entries) this.#pendingBytes -= entry.bytes
-    this.#hooks.requestDone(request.path, entries, request.bytes, error)
-    this.#waiters.record(entries, request.minSeq, error)
+    this.#hooks.requestDone(path, entries, bytes, error)
+    this.#waiters.record(entries, entries[0].seq, error)
     settle(entries, error, (err) => this.#hooks.report(err))
     for (let n = this.#waiters.resolveBelow(this.#firstPendingSeq()); n > 0; n--) this.#timers.hold(-1)
     if (this.#pendingCount === 0) {
@@ -234,11 +254,10 @@ export class FlushScheduler implements Drainable {
 
   #giveUp(timeoutMs: number): void {
     const reason = new TimeoutError(`closeAndFlush: messages still without an outcome after ${timeoutMs} ms`)
-    this.#abort ??= new AbortController()
-    this.#abort.abort(reason)
+    this.#gaveUp = true
     // Everything ends now, even a request whose fetch ignores the abort.
-    for (const entries of [...this.#requests.takeAll(), this.#lanes.takeAll()]) {
-      if (entries.length > 0) this.#complete({ entries, minSeq: entries[0].seq, path: '', bytes: 0, isPartial: false }, reason)
+    for (const entries of [...this.#requests.takeAll(reason), this.#lanes.takeAll()]) {
+      if (entries.length > 0) this.#complete(entries, '', 0, reason)
     }
   }
 
@@ -256,13 +275,7 @@ export class FlushScheduler implements Drainable {
   }
 
   #deliveryContext(): DeliveryContext {
-    if (this.#abort === undefined) {
-      this.#abort = new AbortController()
-      // Every attempt in flight and every retry waiting for a slot listens to it.
-      setMaxListeners(0, this.#abort.signal)
-    }
     this.#context ??= createDeliveryContext(this.#options, {
-      signal: this.#abort.signal,
       timers: this.#timers,
       slots: () => this.#attemptSlots(),
       laneReport: (path, signal, startedMs) => {

@@ -1,0 +1,95 @@
+import { newMessageId } from './message/message-id'
+import type {
+  AliasMessage,
+  AnyEvents,
+  Callback,
+  EventCatalog,
+  GroupMessage,
+  IdentifyMessage,
+  MessageType,
+  PageMessage,
+  ScreenMessage,
+  Traits,
+  TrackMessage,
+} from './types'
+
+/** The outcome of one message: delivered (the service accepted its request), or failed with the error. */
+export type Delivery =
+  | { readonly delivered: true; readonly messageId: string }
+  | { readonly delivered: false; readonly messageId: string | undefined; readonly error: Error }
+
+/**
+ * The message methods in a form you can await: each queues the message like its namesake on
+ * `Analytics`, has it sent right after the current synchronous run of calls (with whatever else is
+ * queued, instead of waiting for `flushAt` or `flushInterval`), and returns a promise that settles
+ * exactly once with that message's {@link Delivery}.
+ * It never rejects (an ignored promise cannot crash the process), and it settles within the retry
+ * budget (`maxRetryTime`), or at once when the message is refused.
+ */
+export interface DeliverMethods<
+  Events extends EventCatalog = AnyEvents,
+  UserTraits extends object = Traits,
+  GroupTraits extends object = Traits,
+> {
+  /** Queues an identify message and resolves with its outcome. */
+  identify(message: IdentifyMessage<UserTraits>): Promise<Delivery>
+  /** Queues a track message and resolves with its outcome. */
+  track(message: TrackMessage<Events>): Promise<Delivery>
+  /** Queues a page message and resolves with its outcome. */
+  page(message: PageMessage): Promise<Delivery>
+  /** Queues a screen message and resolves with its outcome. */
+  screen(message: ScreenMessage): Promise<Delivery>
+  /** Queues a group message and resolves with its outcome. */
+  group(message: GroupMessage<GroupTraits>): Promise<Delivery>
+  /** Queues an alias message and resolves with its outcome. */
+  alias(message: AliasMessage): Promise<Delivery>
+}
+
+type Send = (type: MessageType, message: unknown, callback: Callback) => void
+
+/** The awaitable methods over `send`, the client's own enqueue with a callback, and `expedite`, which has what is queued sent soon. */
+export function createDeliverMethods<Events extends EventCatalog, UserTraits extends object, GroupTraits extends object>(
+  send: Send,
+  expedite: () => void,
+): DeliverMethods<Events, UserTraits, GroupTraits> {
+  const method = (type: MessageType) => (message: unknown) => {
+    const outcome = deliverOne(send, type, message)
+    expedite()
+    return outcome
+  }
+  return {
+    identify: method('identify'),
+    track: method('track'),
+    page: method('page'),
+    screen: method('screen'),
+    group: method('group'),
+    alias: method('alias'),
+  }
+}
+
+function deliverOne(send: Send, type: MessageType, message: unknown): Promise<Delivery> {
+  return new Promise((resolve) => {
+    let messageId: string | undefined
+    try {
+      let sent = message
+      // The id is given here, so that the outcome can name it; anything but a plain object is
+      // passed on as it is, for the client to refuse with the reason.
+      if (isPlainObject(message)) {
+        const given = message.messageId
+        messageId = typeof given === 'string' && given.trim() !== '' ? given : given == null || given === '' ? newMessageId() : undefined
+        if (messageId !== undefined && messageId !== given) sent = { ...message, messageId }
+      }
+      send(type, sent, (error) =>
+        resolve(error === undefined ? { delivered: true, messageId: messageId as string } : { delivered: false, messageId, error }),
+      )
+    } catch (err) {
+      resolve({ delivered: false, messageId, error: err instanceof Error ? err : new Error(String(err)) })
+    }
+  })
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false
+  const proto = Object.getPrototypeOf(value) as unknown
+  return proto === Object.prototype || proto === null
+}

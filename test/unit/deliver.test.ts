@@ -1,0 +1,54 @@
+import { deliverRequest, type DeliveryContext } from '../../src/delivery/deliver'
+import { DeliveryError, TimeoutError } from '../../src'
+
+function context(overrides: Partial<DeliveryContext>): DeliveryContext {
+  return {
+    transport: { send: () => Promise.resolve({ status: 503, retryAfter: null }) },
+    policy: { maxRetries: 3, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
+    timeoutMs: 1000,
+    sleep: () => Promise.resolve(),
+    attemptEnded: () => undefined,
+    pauseSlot: () => undefined,
+    resumeSlot: () => Promise.resolve(),
+    rateSlot: () => Promise.resolve(),
+    now: () => 0,
+    random: () => 0.5,
+    onRetry: () => undefined,
+    ...overrides,
+  }
+}
+
+describe('deliverRequest', () => {
+  it('names what failed during a retry wait, instead of blaming a closeAndFlush that never happened', async () => {
+    const ctx = context({ sleep: () => Promise.reject(new Error('timer refused')) })
+    const error = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal).catch((err: unknown) => err)
+    expect(error).toBeInstanceOf(DeliveryError)
+    expect((error as DeliveryError).message).toBe('/v1/batch: the wait before a retry failed (timer refused)')
+    expect((error as DeliveryError).status).toBe(503)
+  })
+
+  it('reports the closeAndFlush timeout when its own request was stopped during the wait', async () => {
+    const stop = new AbortController()
+    const ctx = context({
+      sleep: (_ms, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason as Error))
+          stop.abort(new TimeoutError('closeAndFlush: gave up'))
+        }),
+    })
+    const error = await deliverRequest('/v1/batch', '{}', ctx, stop.signal).catch((err: unknown) => err)
+    expect(error).toBeInstanceOf(TimeoutError)
+    expect((error as TimeoutError).message).toMatch(/closeAndFlush timeout/)
+  })
+
+  it('reports each attempt to the limiter: overload for a 503, success for a 200', async () => {
+    const signals: string[] = []
+    let calls = 0
+    const ctx = context({
+      transport: { send: () => Promise.resolve({ status: calls++ === 0 ? 503 : 200, retryAfter: null }) },
+      attemptEnded: (_path, signal) => signals.push(signal),
+    })
+    await deliverRequest('/v1/alias', '{}', ctx, new AbortController().signal)
+    expect(signals).toEqual(['overload', 'success'])
+  })
+})
