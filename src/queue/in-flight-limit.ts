@@ -4,7 +4,10 @@
  *
  * - Additive increase: +1 for every request that succeeds while work is waiting for a slot, up to
  *   `ceiling`. Every request of a round trip can succeed, so a healthy service that work queues
- *   for sees the limit double each round trip (slow start), and never past the ceiling.
+ *   for sees the limit double each round trip (slow start), and never past the ceiling. Only
+ *   while the round trip has not grown: a success slower than `latencyTolerance` times the base
+ *   round trip (the lowest seen, drifting up slowly) says the service or the way to it is already
+ *   busy, and more requests in flight would only queue there (a latency-gradient guard).
  * - Multiplicative decrease: halve, down to `floor`, on an overload signal (429, 5xx, a reset, a
  *   timeout). One decrease per episode: a signal from an attempt that started before the last
  *   decrease says nothing about the new limit (TCP's rule), and no two decreases come closer than
@@ -26,6 +29,8 @@ export interface LimitPolicy {
    * limit counts attempts, since a request waiting between attempts puts no load on the service.
    */
   readonly holdsSlotWhileWaiting: boolean
+  /** Grow only after a success no slower than this many times the base round trip (Infinity: always). */
+  readonly latencyTolerance: number
 }
 
 /**
@@ -40,11 +45,13 @@ export interface InFlightPolicy {
   readonly partialBatches: number
 }
 
-/** The state of the limit: its value and when it last shrank. */
+/** The state of the limit: its value, when it last shrank, and the base round trip. */
 export interface InFlightLimit {
   readonly limit: number
   /** When the limit last shrank (ms on the caller's clock), or -Infinity. */
   readonly decreasedAtMs: number
+  /** The lowest round trip of a success seen, drifting up 1/64 of the way to each slower one; Infinity before any. */
+  readonly baseRttMs: number
 }
 
 /** What one attempt told about the service. */
@@ -52,19 +59,21 @@ export type AttemptSignal = 'success' | 'overload' | 'neutral'
 
 /** The limit a new client starts with. */
 export function startLimit(policy: LimitPolicy): InFlightLimit {
-  return { limit: Math.min(policy.ceiling, Math.max(policy.floor, policy.initial)), decreasedAtMs: -Infinity }
+  return { limit: Math.min(policy.ceiling, Math.max(policy.floor, policy.initial)), decreasedAtMs: -Infinity, baseRttMs: Infinity }
 }
 
-/** After a request the service accepted: one more slot when work was waiting for one. */
-export function afterSuccess(state: InFlightLimit, policy: LimitPolicy, isWorkWaiting: boolean): InFlightLimit {
-  if (!isWorkWaiting || state.limit >= policy.ceiling) return state
-  return { limit: state.limit + 1, decreasedAtMs: state.decreasedAtMs }
+/** After a request the service accepted in `rttMs`: one more slot when work was waiting for one and the round trip has not grown. */
+export function afterSuccess(state: InFlightLimit, policy: LimitPolicy, isWorkWaiting: boolean, rttMs = 0): InFlightLimit {
+  const base = state.baseRttMs
+  const baseRttMs = rttMs <= base ? rttMs : base + (rttMs - base) / 64
+  const grows = isWorkWaiting && state.limit < policy.ceiling && rttMs <= Math.max(1, baseRttMs) * policy.latencyTolerance
+  return { limit: grows ? state.limit + 1 : state.limit, decreasedAtMs: state.decreasedAtMs, baseRttMs }
 }
 
 /** After an overload signal from an attempt that started at `startedMs`: half the slots, once per episode. */
 export function afterOverload(state: InFlightLimit, policy: LimitPolicy, startedMs: number, nowMs: number): InFlightLimit {
   if (startedMs < state.decreasedAtMs || nowMs - state.decreasedAtMs < policy.decreaseIntervalMs) return state
-  return { limit: Math.max(policy.floor, Math.floor(state.limit / 2)), decreasedAtMs: nowMs }
+  return { limit: Math.max(policy.floor, Math.floor(state.limit / 2)), decreasedAtMs: nowMs, baseRttMs: state.baseRttMs }
 }
 
 /** The next state after an attempt ended with `signal`. */
@@ -76,13 +85,20 @@ export function afterAttempt(
   nowMs: number,
   isWorkWaiting: boolean,
 ): InFlightLimit {
-  if (signal === 'success') return afterSuccess(state, policy, isWorkWaiting)
+  if (signal === 'success') return afterSuccess(state, policy, isWorkWaiting, nowMs - startedMs)
   if (signal === 'overload') return afterOverload(state, policy, startedMs, nowMs)
   return state
 }
 
 /** Limits pinned at `n` requests of any kind (an explicit `maxInFlight`). */
 export function fixedInFlight(n: number): InFlightPolicy {
-  const pinned: LimitPolicy = { floor: n, ceiling: n, initial: n, decreaseIntervalMs: 0, holdsSlotWhileWaiting: true }
+  const pinned: LimitPolicy = {
+    floor: n,
+    ceiling: n,
+    initial: n,
+    decreaseIntervalMs: 0,
+    holdsSlotWhileWaiting: true,
+    latencyTolerance: Infinity,
+  }
   return { requests: pinned, batches: pinned, partialBatches: n }
 }

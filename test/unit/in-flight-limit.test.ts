@@ -1,6 +1,13 @@
 import { afterAttempt, afterOverload, afterSuccess, fixedInFlight, startLimit, type LimitPolicy } from '../../src/queue/in-flight-limit'
 
-const POLICY: LimitPolicy = { floor: 2, ceiling: 10, initial: 4, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false }
+const POLICY: LimitPolicy = {
+  floor: 2,
+  ceiling: 10,
+  initial: 4,
+  decreaseIntervalMs: 1000,
+  holdsSlotWhileWaiting: false,
+  latencyTolerance: Infinity,
+}
 
 describe('the adaptive in-flight limit', () => {
   it('starts at the initial value, kept between floor and ceiling', () => {
@@ -15,6 +22,28 @@ describe('the adaptive in-flight limit', () => {
     state = afterSuccess(state, POLICY, true)
     expect(state.limit).toBe(6)
     expect(afterSuccess(state, POLICY, false).limit).toBe(6)
+  })
+
+  it('grows only while successes come back within latencyTolerance times the base round trip', () => {
+    const policy = { ...POLICY, latencyTolerance: 2 }
+    let state = startLimit(policy)
+    state = afterSuccess(state, policy, true, 80)
+    state = afterSuccess(state, policy, true, 150)
+    expect(state.limit).toBe(6)
+    // The round trip tripled: the service is already busy; more in flight would only queue there.
+    state = afterSuccess(state, policy, true, 240)
+    expect(state.limit).toBe(6)
+    expect(state.baseRttMs).toBeGreaterThan(80)
+    expect(afterSuccess(state, policy, true, 90).limit).toBe(7)
+  })
+
+  it('lets the base round trip drift up, so a service that stays slower can grow again', () => {
+    const policy = { ...POLICY, ceiling: 1000, latencyTolerance: 2 }
+    let state = afterSuccess(startLimit(policy), policy, true, 10)
+    for (let i = 0; i < 200; i++) state = afterSuccess(state, policy, true, 100)
+    expect(state.baseRttMs).toBeGreaterThan(50)
+    const before = state.limit
+    expect(afterSuccess(state, policy, true, 100).limit).toBe(before + 1)
   })
 
   it('never grows past the ceiling', () => {

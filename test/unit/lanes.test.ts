@@ -69,7 +69,7 @@ describe('Lanes', () => {
 })
 
 describe('BatchLimit', () => {
-  const policy = { floor: 1, ceiling: 8, initial: 2, decreaseIntervalMs: 0, holdsSlotWhileWaiting: false }
+  const policy = { floor: 1, ceiling: 8, initial: 2, decreaseIntervalMs: 0, holdsSlotWhileWaiting: false, latencyTolerance: Infinity }
 
   it('keeps batches that are not full to their own cap, and lets full ones use the rest', () => {
     const limit = new BatchLimit({ ...policy, initial: 3 }, 1)
