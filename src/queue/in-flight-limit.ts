@@ -54,6 +54,9 @@ export interface InFlightLimit {
   readonly baseRttMs: number
 }
 
+// Below this, a round trip is a loopback answer's noise, not a measure of how busy the service is.
+const MIN_BASE_RTT_MS = 5
+
 /** What one attempt told about the service. */
 export type AttemptSignal = 'success' | 'overload' | 'neutral'
 
@@ -66,7 +69,7 @@ export function startLimit(policy: LimitPolicy): InFlightLimit {
 export function afterSuccess(state: InFlightLimit, policy: LimitPolicy, isWorkWaiting: boolean, rttMs = 0): InFlightLimit {
   const base = state.baseRttMs
   const baseRttMs = rttMs <= base ? rttMs : base + (rttMs - base) / 64
-  const grows = isWorkWaiting && state.limit < policy.ceiling && rttMs <= Math.max(1, baseRttMs) * policy.latencyTolerance
+  const grows = isWorkWaiting && state.limit < policy.ceiling && rttMs <= Math.max(MIN_BASE_RTT_MS, baseRttMs) * policy.latencyTolerance
   return { limit: grows ? state.limit + 1 : state.limit, decreasedAtMs: state.decreasedAtMs, baseRttMs }
 }
 
