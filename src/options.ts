@@ -98,6 +98,8 @@ export interface AnalyticsOptions {
   maxRequestsPerSecond?: number
   /**
    * Send request bodies gzip-compressed (`Content-Encoding: gzip`). The 500 KB limit applies to the uncompressed body.
+   * Where the runtime has neither `node:zlib` nor `CompressionStream` (Vercel's Edge Runtime), bodies go uncompressed,
+   * without `Content-Encoding`: no error, as the service accepts both.
    * @defaultValue false
    */
   compress?: boolean

@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from './limits'
+import { setTimerRef } from './runtime'
 
 /** A timer that can be made to hold the process open or not, and cancelled. */
 export interface Timer {
@@ -10,14 +11,16 @@ export interface Timer {
 /**
  * Starts a timeout that does not keep the process alive. Timers are unref'd so that an idle
  * client never holds a process open; callers that must hold it (a pending flush) call `ref()`.
+ * Where timers cannot be unref'd (Workers, the Edge Runtime: a timer is a number there), or
+ * `unref()` throws, the timer is still returned, so that its owner can always cancel it.
  */
 export function setUnrefTimeout(fn: () => void, ms: number): Timer {
-  const handle = setTimeout(fn, clampDelay(ms))
-  handle.unref()
+  const handle: unknown = setTimeout(fn, clampDelay(ms))
+  setTimerRef(handle, false)
   return {
-    ref: () => void handle.ref(),
-    unref: () => void handle.unref(),
-    cancel: () => clearTimeout(handle),
+    ref: () => setTimerRef(handle, true),
+    unref: () => setTimerRef(handle, false),
+    cancel: () => clearTimeout(handle as ReturnType<typeof setTimeout>),
   }
 }
 

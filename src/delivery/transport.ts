@@ -1,4 +1,7 @@
-import type { Agent } from 'node:http'
+import type * as Http from 'node:http'
+import type * as Https from 'node:https'
+import { canGzip, gzipText } from '../gzip'
+import { base64Utf8, importAtRunTime, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
 import type { FetchLike } from '../types'
 
@@ -27,57 +30,67 @@ export interface TransportOptions {
 const FREE_SOCKET_TIMEOUT_MS = 4_000
 const MAX_SOCKETS_PER_HOST = 64
 
-interface DefaultFetch {
-  readonly fetch: FetchLike
-  readonly agentFor: (url: URL) => Agent
-}
-
-let defaultFetch: Promise<DefaultFetch> | undefined
+let defaultFetch: Promise<FetchLike> | undefined
 
 // node-fetch and its closure cost ~14 ms to load, node:http and node:https ~12 ms more: all are
-// loaded on the first send, not at import, and never when a `fetch` option is given. The
-// keep-alive agents, one per protocol, are shared by every instance in the process.
-function loadDefaultFetch(): Promise<DefaultFetch> {
-  defaultFetch ??= Promise.all([import('node-fetch'), import('node:http'), import('node:https')]).then(([nodeFetch, http, https]) => {
-    const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }
-    const httpAgent = new http.Agent(options)
-    const httpsAgent = new https.Agent(options)
-    return {
-      fetch: nodeFetch.default as unknown as FetchLike,
-      agentFor: (url: URL) => (url.protocol === 'http:' ? httpAgent : httpsAgent),
-    }
-  })
+// loaded on the first send, not at import, and never when a `fetch` option is given; and after an
+// `await`, so never inside the caller's call. None is named where a bundler can see it: a build for
+// Workers or the Edge Runtime does not try to resolve them, and there, where node-fetch cannot
+// load, the global fetch sends. The keep-alive agents, one per protocol, are shared by every
+// instance in the process.
+function loadDefaultFetch(): Promise<FetchLike> {
+  defaultFetch ??= loadNodeFetch().then((nodeFetch) => nodeFetch ?? globalFetch)
   return defaultFetch
 }
 
-async function gzipBody(body: string): Promise<Buffer> {
-  const { gzip } = await import('node:zlib')
-  return new Promise((resolve, reject) => gzip(body, (err, result) => (err ? reject(err) : resolve(result))))
+async function loadNodeFetch(): Promise<FetchLike | undefined> {
+  let nodeFetch: FetchLike
+  try {
+    nodeFetch = ((await importAtRunTime('node-fetch')) as { default: FetchLike }).default
+  } catch {
+    return undefined
+  }
+  const [http, https] = await Promise.all([loadNodeBuiltin<typeof Http>('node:http'), loadNodeBuiltin<typeof Https>('node:https')])
+  if (typeof nodeFetch !== 'function' || !http || !https) return undefined
+  const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }
+  const httpAgent = new http.Agent(options)
+  const httpsAgent = new https.Agent(options)
+  const agent = (url: URL) => (url.protocol === 'http:' ? httpAgent : httpsAgent)
+  return (url, init) => nodeFetch(url, { ...init, agent })
+}
+
+// The host's fetch, called as a plain function: workerd refuses a `this` other than the global.
+const globalFetch: FetchLike = (url, init) => {
+  const send = globalThis.fetch as unknown as FetchLike
+  return send(url, init)
 }
 
 /** The `Authorization` header value: Basic auth with the write key as user name and an empty password. */
 export function basicAuthorization(writeKey: string): string {
-  return 'Basic ' + Buffer.from(writeKey + ':', 'utf8').toString('base64')
+  return 'Basic ' + base64Utf8(writeKey + ':')
 }
 
-/** The transport over fetch: Basic auth, JSON, a `User-Agent`, optional gzip, keep-alive. */
+/**
+ * The transport over fetch: Basic auth, JSON, a `User-Agent`, optional gzip, keep-alive. With
+ * `compress` where the host has no gzip (Vercel's Edge Runtime), bodies go uncompressed and
+ * without `Content-Encoding`.
+ */
 export function createHttpTransport(options: TransportOptions): Transport {
+  const gzip = options.compress && canGzip()
   const headers: Record<string, string> = {
     Authorization: basicAuthorization(options.writeKey),
     'Content-Type': 'application/json',
-    'User-Agent': `${LIBRARY_NAME}/${VERSION} (node ${process.version})`,
+    'User-Agent': `${LIBRARY_NAME}/${VERSION} (${runtimeDescription()})`,
   }
-  if (options.compress) headers['Content-Encoding'] = 'gzip'
+  if (gzip) headers['Content-Encoding'] = 'gzip'
+  // A plain function, never called as `options.fetch(...)`: workerd's fetch throws "Illegal
+  // invocation" when its `this` is the options object.
+  const userFetch = options.fetch
   return {
     async send(path, body, signal) {
-      const payload = options.compress ? await gzipBody(body) : body
-      const init = { method: 'POST', headers, body: payload, signal }
-      let response
-      if (options.fetch) response = await options.fetch(options.host + path, init)
-      else {
-        const { fetch, agentFor } = await loadDefaultFetch()
-        response = await fetch(options.host + path, { ...init, agent: agentFor })
-      }
+      const payload = gzip ? await gzipText(body) : body
+      const send = userFetch ?? (await loadDefaultFetch())
+      const response = await send(options.host + path, { method: 'POST', headers, body: payload, signal })
       // The status is the answer. The body is read to its end, in the background, only so that
       // the socket goes back to the pool: a slow body must not turn a 200 into a timeout and a retry.
       void response.arrayBuffer().catch(() => undefined)

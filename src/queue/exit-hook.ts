@@ -1,3 +1,5 @@
+import { onProcessEvent } from '../runtime'
+
 /** Something with queued work that must be drained before the process exits. */
 export interface Drainable {
   drainBeforeExit(): void
@@ -15,10 +17,9 @@ function onBeforeExit(): void {
 /** Marks an instance as holding work: it is drained when the event loop runs dry. */
 export function holdsWork(drainable: Drainable): void {
   active.add(drainable)
-  if (!installed) {
-    installed = true
-    process.on('beforeExit', onBeforeExit)
-  }
+  // Installed only once `process.on` has succeeded; where it is missing (Workers, the Edge
+  // Runtime) or throws, the next call tries again and the caller's enqueue never sees an error.
+  if (!installed) installed = onProcessEvent('beforeExit', onBeforeExit)
 }
 
 /** Marks an instance as idle again. */

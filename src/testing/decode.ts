@@ -1,4 +1,4 @@
-import { gunzipSync } from 'node:zlib'
+import { gunzipBytes } from '../gzip'
 import type { Message } from '../types'
 
 /** What a request body held: its JSON text, `sentAt`, and the messages it carried in order. */
@@ -8,10 +8,13 @@ export interface DecodedBody {
   readonly messages: Message[]
 }
 
-/** The body as text: gunzipped when the client compressed it, UTF-8 decoded when it is bytes. */
-export function bodyText(body: string | Uint8Array, headers: Readonly<Record<string, string>>): string {
+/**
+ * The body as text: gunzipped when the client compressed it (with `node:zlib` where the runtime
+ * has it, else `DecompressionStream`), UTF-8 decoded when it is bytes.
+ */
+export async function bodyText(body: string | Uint8Array, headers: Readonly<Record<string, string>>): Promise<string> {
   if (typeof body === 'string') return body
-  const bytes = headerValue(headers, 'content-encoding') === 'gzip' ? gunzipSync(body) : body
+  const bytes = headerValue(headers, 'content-encoding') === 'gzip' ? await gunzipBytes(body) : body
   return new TextDecoder().decode(bytes)
 }
 

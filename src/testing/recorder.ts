@@ -70,10 +70,9 @@ export class Recorder<Events extends EventCatalog = AnyEvents, UserTraits extend
    * The recording fetch: give it to the client as its `fetch` option. A plain function (no `this`),
    * so it can be passed around on its own.
    */
-  // eslint-disable-next-line @typescript-eslint/require-await -- async, so that a throw becomes a rejection as a real fetch's would
   readonly fetch: FetchLike = async (url, init) => {
     if (init.signal?.aborted) throw init.signal.reason
-    const text = bodyText(init.body, init.headers)
+    const text = await bodyText(init.body, init.headers)
     const path = new URL(url).pathname
     const { sentAt, messages } = decodeBody(path, text)
     const draft = {

@@ -50,7 +50,7 @@ beforeAll(() => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
   const install = npm(['install', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline', tarball], app)
   if (install.status !== 0) throw new Error(`npm install of the tarball failed:\n${install.output}`)
-  for (const file of ['consumer.mjs', 'consumer.cjs', 'consumer.ts', 'main.mts', 'main.cts'])
+  for (const file of ['consumer.mjs', 'consumer.cjs', 'consumer.ts', 'main.mts', 'main.cts', 'node10.ts'])
     copyFileSync(join(FIXTURES, file), join(app, file))
 }, 240_000)
 afterAll(() => {
@@ -120,6 +120,17 @@ describe('the packed package', () => {
     expect(tsc.status).toBe(0)
   })
 
+  it('type-checks TypeScript with moduleResolution node10, which ignores exports: every entry point has its types', () => {
+    const config = tsconfig(
+      'tsconfig.node10.json',
+      { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', noEmit: true },
+      ['node10.ts'],
+    )
+    const tsc = run(process.execPath, [TSC, '-p', config, '--pretty', 'false'], app)
+    expect(tsc.output).toBe('')
+    expect(tsc.status).toBe(0)
+  })
+
   it('publint finds no problem, even in strict mode', () => {
     const publint = run(
       process.execPath,
@@ -130,15 +141,32 @@ describe('the packed package', () => {
     expect(publint.status).toBe(0)
   })
 
-  it('attw finds no problem for node16 (from ESM and from CJS) and bundler resolution', () => {
+  it('attw finds no problem in any resolution mode: node10, node16 (from ESM and from CJS) and bundler', () => {
     const attw = run(
       process.execPath,
-      [join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--profile', 'node16', '--no-color'],
+      [join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--format', 'json'],
       ROOT,
     )
     expect(attw.status).toBe(0)
-    for (const entry of ['"eventrail"', '"eventrail/testing"', '"eventrail/collector"']) expect(attw.output).toContain(entry)
-    expect(attw.output).not.toMatch(/node16 \(from (CJS|ESM)\): (?!🟢)/)
-    expect(attw.output).not.toMatch(/bundler: (?!🟢)/)
+    const report = JSON.parse(attw.stdout) as {
+      analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> }
+    }
+    expect(report.analysis.problems).toEqual([])
+    const typesFound = Object.fromEntries(
+      Object.entries(report.analysis.entrypoints).map(([entry, { resolutions }]) => [
+        entry,
+        Object.fromEntries(
+          Object.entries(resolutions).map(([mode, r]) => [mode, r.resolution?.fileName.replace('/node_modules/eventrail/', '')]),
+        ),
+      ]),
+    )
+    for (const entry of ['index', 'collector', 'testing']) {
+      expect(typesFound[entry === 'index' ? '.' : `./${entry}`]).toEqual({
+        node10: `dist/${entry}.d.cts`,
+        'node16-cjs': `dist/${entry}.d.cts`,
+        'node16-esm': `dist/${entry}.d.ts`,
+        bundler: `dist/${entry}.d.ts`,
+      })
+    }
   })
 })

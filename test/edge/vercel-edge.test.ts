@@ -1,0 +1,125 @@
+import type { TestServer } from '../helpers/test-server'
+import {
+  acceptedMessages,
+  acceptedWithin,
+  packedApp,
+  runScenario,
+  startEdgeHost,
+  startSink,
+  writeKeyOf,
+  type EdgeHost,
+} from './helpers/edge-host'
+
+// Vercel Edge Functions and Next.js middleware: the packed package, bundled as Next.js or the
+// Vercel CLI would (esbuild, platform browser, conditions edge-light/worker/browser), run in Vercel's
+// Edge Runtime (the edge-runtime package 4.0.1) against a sink on 127.0.0.1. The Edge Runtime has
+// no process, no Buffer, no node: module, no CompressionStream, and timers without unref.
+const TEST_TIMEOUT_MS = 30_000
+const RUNTIME = 'edge-runtime 4.0.1'
+
+let app: { app: string; remove: () => void }
+let host: EdgeHost
+let sink: TestServer
+beforeAll(async () => {
+  app = packedApp()
+  sink = await startSink()
+  host = await startEdgeHost(app.app, 'edge-function.mjs', 'edge-runtime')
+}, 120_000)
+afterAll(async () => {
+  await host?.stop()
+  await sink?.close()
+  app?.remove()
+}, 20_000)
+
+const scenario = (path: string, id: string | number = 0) => runScenario(host, path, sink, id, RUNTIME)
+
+describe(`Vercel Edge (${RUNTIME})`, () => {
+  it(
+    'sends with the default transport (no fetch option): identify, track and alias arrive',
+    async () => {
+      expect(await scenario('default-transport')).toEqual({ status: 200, body: { ok: true } })
+      expect(
+        acceptedMessages(sink, 'DEFAULT_TRANSPORT')
+          .map((m) => m.type)
+          .sort(),
+      ).toEqual(['alias', 'identify', 'track'])
+      const [request] = sink.requests.filter((r) => writeKeyOf(r) === 'DEFAULT_TRANSPORT')
+      expect(request.headers['user-agent']).toMatch(/^eventrail\/\d+\.\d+\.\d+.* \(edge-runtime\)$/)
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'sends with `fetch: globalThis.fetch`: 5 of 5 arrive',
+    async () => {
+      expect(await scenario('global-fetch')).toEqual({ status: 200, body: { ok: true } })
+      expect(
+        acceptedMessages(sink, 'GLOBAL_FETCH')
+          .map((m) => m.properties.i)
+          .sort(),
+      ).toEqual([0, 1, 2, 3, 4])
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'with compress: true and no gzip in the runtime, sends the body uncompressed, without Content-Encoding',
+    async () => {
+      expect(await scenario('gzip')).toEqual({ status: 200, body: { ok: true } })
+      const requests = sink.requests.filter((r) => writeKeyOf(r) === 'GZIP')
+      expect(requests.map((r) => r.headers['content-encoding'])).toEqual([undefined])
+      expect(acceptedMessages(sink, 'GZIP').map((m) => m.properties.text)).toEqual(['é'.repeat(3_000)])
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'retries after a 503: the message arrives once',
+    async () => {
+      expect(await scenario('retry')).toEqual({ status: 200, body: { ok: true } })
+      const statuses = sink.requests.filter((r) => writeKeyOf(r) === 'RETRY').map((r) => (r as { status?: number }).status)
+      expect(statuses).toEqual([503, 200])
+      expect(acceptedMessages(sink, 'RETRY').map((m) => m.event)).toEqual(['Retried'])
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'with `waitUntil: (p) => event.waitUntil(p)`, a handler that returns without awaiting loses nothing',
+    async () => {
+      expect(await scenario('wait-until', 'w1')).toEqual({ status: 200, body: { ok: true } })
+      const messages = await acceptedWithin(sink, 'WAIT_UNTIL', 2)
+      expect(messages.map((m) => [m.event, m.properties.second ?? false])).toEqual([
+        ['Wait Until', false],
+        ['Wait Until', true],
+      ])
+      // The Edge Runtime of the package keeps background work alive anyway (it is Node underneath):
+      // what shows that the client did its part is what it handed to waitUntil.
+      const handed = await scenario('handed')
+      expect(handed.body).toEqual({ ok: true, handed: expect.any(Number), fulfilled: handed.body.handed })
+      expect(handed.body.handed).toBeGreaterThanOrEqual(1)
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'a module-scope client serves sequential and concurrent requests, each awaiting its message with deliver.track',
+    async () => {
+      const answers = []
+      for (const id of ['s1', 's2', 's3']) answers.push(await scenario('module-scope', id))
+      answers.push(...(await Promise.all(['c1', 'c2', 'c3', 'c4', 'c5'].map((id) => scenario('module-scope', id)))))
+      for (const answer of answers) {
+        expect(answer).toEqual({ status: 200, body: { ok: true, outcome: { delivered: true, messageId: expect.any(String) } } })
+      }
+      const ids = acceptedMessages(sink, 'MODULE_SCOPE').map((m) => m.properties.id)
+      expect(ids.sort()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 's1', 's2', 's3'])
+      const outcomeIds = answers.map((a) => a.body.outcome?.messageId).sort()
+      expect(outcomeIds).toEqual(
+        acceptedMessages(sink, 'MODULE_SCOPE')
+          .map((m) => m.messageId)
+          .sort(),
+      )
+    },
+    TEST_TIMEOUT_MS,
+  )
+})
