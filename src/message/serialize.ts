@@ -1,5 +1,6 @@
 import { MessageTooLargeError, ValidationError } from '../errors'
 import { MAX_MESSAGE_BYTES } from '../limits'
+import { utf8ByteLength } from '../runtime'
 import type { Message } from '../types'
 
 /** A message serialized once, at enqueue: its JSON text and the UTF-8 byte length of that text. */
@@ -24,7 +25,7 @@ export function serializeMessage(message: Message, isSentAlone: boolean): Serial
   } catch (err) {
     throw unserializable(message, err)
   }
-  const bytes = Buffer.byteLength(json, 'utf8')
+  const bytes = utf8ByteLength(json)
   const sentBytes = isSentAlone ? bytes + SENT_AT_FIELD_BYTES : bytes
   if (sentBytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(message.type, sentBytes, MAX_MESSAGE_BYTES)
   return { json, bytes }
