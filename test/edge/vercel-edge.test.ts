@@ -74,6 +74,14 @@ describe(`Vercel Edge (${RUNTIME})`, () => {
   )
 
   it(
+    'records with eventrail/testing inside the runtime, gzip included',
+    async () => {
+      expect(await scenario('recorder')).toEqual({ status: 200, body: { ok: true, tracks: 1, aliases: 1, text: 'é'.repeat(100) } })
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
     'retries after a 503: the message arrives once',
     async () => {
       expect(await scenario('retry')).toEqual({ status: 200, body: { ok: true } })
