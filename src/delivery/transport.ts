@@ -1,5 +1,6 @@
 import type { Agent } from 'node:http'
 import { LIBRARY_NAME, VERSION } from '../version'
+import { drainResponseBody, type DrainableResponse } from './response-body'
 import type { FetchLike } from '../types'
 
 /** What one HTTP attempt came to: the status and the `Retry-After` header, if any. */
@@ -20,12 +21,15 @@ export interface TransportOptions {
   readonly host: string
   readonly fetch: FetchLike | undefined
   readonly compress: boolean
+  /** Longest time a response body is read, ms (the request timeout; default 10 s). */
+  readonly timeoutMs?: number
 }
 
 // Free sockets close after this long idle: a little under Node's own 5 s server keep-alive, so a
 // reused socket is not one the server is closing, and an idle client soon holds no socket.
 const FREE_SOCKET_TIMEOUT_MS = 4_000
 const MAX_SOCKETS_PER_HOST = 64
+const DEFAULT_BODY_TIMEOUT_MS = 10_000
 
 interface DefaultFetch {
   readonly fetch: FetchLike
@@ -71,17 +75,32 @@ export function createHttpTransport(options: TransportOptions): Transport {
   return {
     async send(path, body, signal) {
       const payload = options.compress ? await gzipBody(body) : body
-      const init = { method: 'POST', headers, body: payload, signal }
+      // The transport's own signal, which follows the caller's: it can also end the connection
+      // after the answer has arrived, when its body is too long or too slow.
+      const controller = new AbortController()
+      const follow = (): void => controller.abort(signal.reason)
+      if (signal.aborted) follow()
+      else signal.addEventListener('abort', follow, { once: true })
+      const init = { method: 'POST', headers, body: payload, signal: controller.signal }
       let response
-      if (options.fetch) response = await options.fetch(options.host + path, init)
-      else {
-        const { fetch, agentFor } = await loadDefaultFetch()
-        response = await fetch(options.host + path, { ...init, agent: agentFor })
+      try {
+        if (options.fetch) response = await options.fetch(options.host + path, init)
+        else {
+          const { fetch, agentFor } = await loadDefaultFetch()
+          response = await fetch(options.host + path, { ...init, agent: agentFor })
+        }
+      } catch (err) {
+        signal.removeEventListener('abort', follow)
+        throw err
       }
-      // The status is the answer. The body is read to its end, in the background, only so that
-      // the socket goes back to the pool: a slow body must not turn a 200 into a timeout and a retry.
-      void response.arrayBuffer().catch(() => undefined)
-      return { status: response.status, retryAfter: response.headers.get('retry-after') }
+      const answer = { status: response.status, retryAfter: response.headers.get('retry-after') }
+      // The status is the answer. The body is read only so that the socket goes back to the pool,
+      // in the background (a slow body must not turn a 200 into a timeout and a retry), at most
+      // 64 KB and for at most the request timeout; then the connection is closed.
+      void drainResponseBody(response as DrainableResponse, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, () =>
+        controller.abort(new Error('response body too long or too slow')),
+      ).then(() => signal.removeEventListener('abort', follow))
+      return answer
     },
   }
 }
