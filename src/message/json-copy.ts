@@ -51,12 +51,10 @@ export class JsonCopier {
    */
   copyField(value: unknown, key: string, holder: object): unknown {
     this.#ancestors.push(holder)
-    this.#path.push(key)
     try {
       return this.#copy(value, key)
     } finally {
       this.#ancestors.pop()
-      this.#path.pop()
     }
   }
 

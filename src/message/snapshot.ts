@@ -93,10 +93,8 @@ function readMessage(type: MessageType, input: unknown, honourToJSON: boolean): 
     }
   } catch (err) {
     if (err instanceof ValidationError) throw err
-    const where = key === '' ? 'listing its fields' : `reading "${key}"`
-    throw new ValidationError(key === '' ? 'message' : key, `could not be read: ${where} threw ${describeThrown(err)}`, type, {
-      cause: err,
-    })
+    const [field, what] = key === '' ? ['message', 'listing its fields'] : [key, 'its getter']
+    throw new ValidationError(field, `could not be read: ${what} threw ${describeThrown(err)}`, type, { cause: err })
   }
   if (snapshot.properties != null) snapshot.properties = copyObjectField(type, 'properties', snapshot.properties, source, copier)
   if (snapshot.traits != null) snapshot.traits = copyObjectField(type, 'traits', snapshot.traits, source, copier)
