@@ -237,7 +237,9 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       ;({ json, bytes } = serializeMessage(normalizeMessage(type, snapshot, this.#clock, newMessageId), type === 'alias'))
     } catch (err) {
       const error =
-        err instanceof EventrailError ? err : new ValidationError('message', `could not be read (${describeThrown(err)})`, type, { cause: err })
+        err instanceof EventrailError
+          ? err
+          : new ValidationError('message', `could not be read (${describeThrown(err)})`, type, { cause: err })
       this.#refuse(error, callback, true)
       return this
     }

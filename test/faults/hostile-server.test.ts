@@ -82,7 +82,7 @@ async function startBodyServer(body: 'huge' | 'trickle'): Promise<BodyServer> {
 
 const FETCHES: [string, FetchLike | undefined][] = [
   ['the default transport (node-fetch)', undefined],
-  ['the global fetch', globalThis.fetch as unknown as FetchLike],
+  ['the global fetch', globalThis.fetch],
 ]
 
 let server: BodyServer
