@@ -100,13 +100,18 @@ function checkOptionalString(type: MessageType, value: unknown, name: string): v
   if (value != null && typeof value !== 'string') throw new ValidationError(name, 'must be a string', type)
 }
 
-// The wire spec's rule: every value is a boolean, whatever the key (`All`, a destination's name,
-// or an own "__proto__" that JSON.parse made). `integrations` is the client's own copy here.
+// Every value is a boolean (the wire spec's rule), except that a destination may take an options
+// object (the service's practice, which the Integrations type and the collector allow). `All` and
+// `__proto__` (an own key that JSON.parse makes, and that would set the prototype of an object
+// built from it by a receiver) are not destinations: booleans only. `integrations` is the client's
+// own copy here: its values are plain data.
 function checkIntegrations(type: MessageType, integrations: Record<string, unknown>): void {
   for (const key of Object.keys(integrations)) {
     const value = integrations[key]
-    if (typeof value !== 'boolean') {
-      throw new ValidationError(`integrations.${key}`, `must be true or false (got ${describeValue(value)})`, type)
-    }
+    if (typeof value === 'boolean') continue
+    const isDestination = key !== 'All' && key !== '__proto__'
+    if (isDestination && typeof value === 'object' && value !== null && !Array.isArray(value)) continue
+    const rule = isDestination ? 'must be true, false or an options object' : 'must be true or false'
+    throw new ValidationError(`integrations.${key}`, `${rule} (got ${describeValue(value)})`, type)
   }
 }

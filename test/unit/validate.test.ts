@@ -85,12 +85,17 @@ describe('validateMessage', () => {
     expect(() => validateMessage('track', { ...base('track'), [field]: {} })).not.toThrow()
   })
 
-  it('integrations values are booleans, whatever the key (the wire spec)', () => {
-    expect(() => validateMessage('track', { ...base('track'), integrations: { All: false, Mixpanel: true } })).not.toThrow()
+  it('integrations values are booleans, or options objects for a destination; All and __proto__ take booleans only', () => {
+    expect(() =>
+      validateMessage('track', { ...base('track'), integrations: { All: false, Mixpanel: true, Amplitude: { x: 1 } } }),
+    ).not.toThrow()
     expect(errorOf('track', { ...base('track'), integrations: { Mixpanel: 'yes' } }).message).toBe(
-      'track: "integrations.Mixpanel" must be true or false (got a string)',
+      'track: "integrations.Mixpanel" must be true, false or an options object (got a string)',
     )
-    expect(errorOf('track', { ...base('track'), integrations: { Amplitude: { x: 1 } } }).field).toBe('integrations.Amplitude')
+    expect(errorOf('track', { ...base('track'), integrations: { Mixpanel: [true] } }).field).toBe('integrations.Mixpanel')
+    expect(errorOf('track', { ...base('track'), integrations: { All: {} } }).message).toBe(
+      'track: "integrations.All" must be true or false (got an object)',
+    )
     const parsed = JSON.parse('{"__proto__": {"x": 1}, "All": false}')
     expect(errorOf('track', { ...base('track'), integrations: parsed }).message).toBe(
       'track: "integrations.__proto__" must be true or false (got an object)',
