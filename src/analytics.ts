@@ -1,8 +1,10 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
+import { describeThrown, describeValue } from './message/describe'
 import { newMessageId } from './message/message-id'
 import { createIsoClock, normalizeMessage } from './message/normalize'
 import { serializeMessage } from './message/serialize'
+import { snapshotMessage } from './message/snapshot'
 import { validateMessage } from './message/validate'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
@@ -251,19 +253,30 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
 
   #enqueue(type: MessageType, message: unknown, callback: Callback | undefined): this {
     if (callback !== undefined && typeof callback !== 'function') {
-      throw new ValidationError('callback', 'must be a function', type)
+      // There is no callback to give the error to: errorHandler, else a throw.
+      this.#refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
+      return this
     }
     let json: string
     let bytes: number
     try {
-      validateMessage(type, message)
-      const normalized = normalizeMessage(type, message, this.#clock, newMessageId)
-      ;({ json, bytes } = serializeMessage(normalized, type === 'alias'))
+      // Read once: validation, normalization and serialization see only the client's own copy.
+      const snapshot = snapshotMessage(type, message)
+      validateMessage(type, snapshot)
+      ;({ json, bytes } = serializeMessage(normalizeMessage(type, snapshot, this.#clock, newMessageId), type === 'alias'))
     } catch (err) {
+      // What the caller's object throws is already a ValidationError naming the field (the
+      // snapshot reads every field once, itself); anything else failed in the client or the
+      // runtime, not in the message, and is not blamed on it.
       const error =
         err instanceof EventrailError
           ? err
-          : new ValidationError('message', `could not be read (${toError(err).message})`, type, { cause: err })
+          : new EventrailError(
+              `${type}: the client failed to queue the message (${describeThrown(err)}); the message itself was not at fault`,
+              {
+                cause: err,
+              },
+            )
       this.#refuse(error, callback, true)
       return this
     }
@@ -324,6 +337,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   }
 }
 
+// Whatever was thrown, as an Error; never throws itself (a Symbol, an object whose toString throws).
 function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value))
+  return value instanceof Error ? value : new Error(describeThrown(value), { cause: value })
 }

@@ -21,15 +21,22 @@ export class ValidationError extends EventrailError {
   }
 }
 
-/** A message whose serialized form exceeds 32 KB (32,768 bytes of UTF-8 JSON); it is never sent. */
+/**
+ * A message whose serialized form exceeds 32 KB (32,768 bytes of UTF-8 JSON); it is never sent.
+ * A message far over the limit is refused as soon as that is known, before it is serialized in
+ * full: `bytes` is then a lower bound (`isLowerBound` is true).
+ */
 export class MessageTooLargeError extends ValidationError {
   override name = 'MessageTooLargeError'
-  /** The message's size in bytes, as it would be sent. */
+  /** The message's size in bytes, as it would be sent (at least this many when `isLowerBound`). */
   readonly bytes: number
+  /** True when the message was refused before it was serialized in full: `bytes` is a lower bound. */
+  readonly isLowerBound: boolean
 
-  constructor(where: string, bytes: number, limit: number) {
-    super('message', `is ${bytes} bytes serialized, more than the limit of ${limit} bytes`, where)
+  constructor(where: string, bytes: number, limit: number, isLowerBound = false) {
+    super('message', `is ${isLowerBound ? 'at least ' : ''}${bytes} bytes serialized, more than the limit of ${limit} bytes`, where)
     this.bytes = bytes
+    this.isLowerBound = isLowerBound
   }
 }
 

@@ -1,5 +1,6 @@
 import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
+import { MAX_TIMER_MS } from './limits'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
 import type { ErrorHandler, FetchLike } from './types'
 
@@ -13,7 +14,8 @@ export const EU_HOST = 'https://events.eu1.segmentapis.com'
 export interface AnalyticsOptions {
   /**
    * Base URL of the service (scheme and host, optionally a port and a path prefix). Trailing
-   * slashes are removed. Use {@link EU_HOST} for the EU region.
+   * slashes are removed. No user name or password (the write key is the only credential), no
+   * query string, no fragment. Use {@link EU_HOST} for the EU region.
    * @defaultValue `'https://api.segment.io'`
    */
   host?: string
@@ -23,7 +25,8 @@ export interface AnalyticsOptions {
    */
   flushAt?: number
   /**
-   * Milliseconds after the last flush at which queued messages are flushed. `0` turns timed flushes off.
+   * Milliseconds after the last flush at which queued messages are flushed. `0` or `Infinity` turns
+   * timed flushes off. At most 2^31−1 (a timer's limit), else the constructor throws.
    * @defaultValue 10000
    */
   flushInterval?: number
@@ -43,7 +46,8 @@ export interface AnalyticsOptions {
    */
   fetch?: FetchLike
   /**
-   * Milliseconds one HTTP attempt may take before it is aborted and counted as failed (and retried).
+   * Milliseconds one HTTP attempt may take, reading the response included, before it is aborted and
+   * counted as failed (and retried). From 1 to 2^31−1 (a timer's limit), else the constructor throws.
    * @defaultValue 10000
    */
   timeout?: number
@@ -58,17 +62,19 @@ export interface AnalyticsOptions {
   maxRetries?: number
   /**
    * Base of the exponential backoff between retries, in milliseconds (full jitter: a random delay
-   * up to `retryDelay × 2^attempt`, capped by `maxRetryDelay`).
+   * up to `retryDelay × 2^attempt`, capped by `maxRetryDelay`). At most 2^31−1.
    * @defaultValue 100
    */
   retryDelay?: number
   /**
    * Longest backoff between two attempts, in milliseconds. A `Retry-After` header is honoured up to 30 s.
+   * At most 2^31−1.
    * @defaultValue 10000
    */
   maxRetryDelay?: number
   /**
    * Longest time, in milliseconds, one request may spend in attempts and waits before it fails for good.
+   * At most 2^31−1, or `Infinity`: no time limit, only `maxRetries`.
    * @defaultValue 60000
    */
   maxRetryTime?: number
@@ -206,15 +212,15 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     writeKey,
     host: hostOption(o.host),
     flushAt: integerOption(o, 'flushAt', 1),
-    flushIntervalMs: numberOption(o, 'flushInterval', 0),
+    flushIntervalMs: delayOption(o, 'flushInterval', 0, 'Infinity for no timed flushes'),
     enable: booleanOption(o, 'enable'),
     errorHandler: functionOption(o, 'errorHandler') as ErrorHandler | undefined,
     fetch: functionOption(o, 'fetch') as FetchLike | undefined,
-    timeoutMs: numberOption(o, 'timeout', 1),
+    timeoutMs: delayOption(o, 'timeout', 1),
     maxRetries: integerOption(o, 'maxRetries', 0),
-    retryBaseMs: numberOption(o, 'retryDelay', 0),
-    retryCapMs: numberOption(o, 'maxRetryDelay', 0),
-    maxRetryTimeMs: numberOption(o, 'maxRetryTime', 0),
+    retryBaseMs: delayOption(o, 'retryDelay', 0),
+    retryCapMs: delayOption(o, 'maxRetryDelay', 0),
+    maxRetryTimeMs: delayOption(o, 'maxRetryTime', 0, 'Infinity for no limit but maxRetries'),
     maxQueueSize: integerOption(o, 'maxQueueSize', 1),
     maxQueueBytes: integerOption(o, 'maxQueueBytes', 1),
     inFlight: o.maxInFlight === undefined ? ADAPTIVE_IN_FLIGHT : fixedInFlight(integerOption(o, 'maxInFlight', 1)),
@@ -236,10 +242,29 @@ function hostOption(value: unknown): string {
   } catch {
     throw new ValidationError('host', rule, 'Analytics')
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-    throw new ValidationError('host', rule, 'Analytics')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('host', rule, 'Analytics')
+  // The write key is the only credential; one in the URL would be in every network error message.
+  // (The value is never echoed in the error: it may hold a password.)
+  if (url.username !== '' || url.password !== '') {
+    throw new ValidationError('host', 'must not contain a user name or password (the write key is the only credential)', 'Analytics')
+  }
+  // Paths are appended to the host: a query string or a fragment, even an empty one, would swallow them.
+  if (value.includes('?') || value.includes('#')) {
+    throw new ValidationError('host', 'must not contain a query string or a fragment ("?" or "#")', 'Analytics')
   }
   return removeTrailingSlash(value.trim())
+}
+
+// A delay in milliseconds that a timer can wait: setTimeout fires at once past 2^31-1 ms (with a
+// TimeoutOverflowWarning). `infinity`, when given, says what Infinity means for this option.
+function delayOption(o: Record<string, unknown>, name: Defaulted, min: number, infinity?: string): number {
+  const value = o[name] ?? DEFAULTS[name]
+  if (typeof value === 'number' && value === Infinity && infinity !== undefined) return value
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > MAX_TIMER_MS) {
+    const or = infinity === undefined ? '' : `, or ${infinity}`
+    throw new ValidationError(name, `must be a number from ${min} to ${MAX_TIMER_MS} (milliseconds${or})`, 'Analytics')
+  }
+  return value
 }
 
 function integerOption(o: Record<string, unknown>, name: Defaulted | 'maxInFlight', min: number): number {

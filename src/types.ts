@@ -12,9 +12,9 @@ export type Traits = Record<string, unknown>
 
 /**
  * Destination selection: destination names (case-sensitive) to `true` or `false`; `All: false`
- * disables every destination not set to `true`. A destination may take an options object instead of `true`.
+ * disables every destination not set to `true`. Values are booleans (the wire spec's rule): anything else is refused.
  */
-export type Integrations = { All?: boolean } & Record<string, boolean | Record<string, unknown>>
+export type Integrations = { All?: boolean } & Record<string, boolean>
 
 /** Extra information about a message that is not part of the call itself. */
 export interface Context {

@@ -3,6 +3,7 @@ import type * as Https from 'node:https'
 import { canGzip, gzipText } from '../gzip'
 import { base64Utf8, importAtRunTime, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
+import { drainResponseBody, type DrainableResponse } from './response-body'
 import type { FetchLike } from '../types'
 
 /** What one HTTP attempt came to: the status and the `Retry-After` header, if any. */
@@ -23,12 +24,15 @@ export interface TransportOptions {
   readonly host: string
   readonly fetch: FetchLike | undefined
   readonly compress: boolean
+  /** Longest time a response body is read, ms (the request timeout; default 10 s). */
+  readonly timeoutMs?: number
 }
 
 // Free sockets close after this long idle: a little under Node's own 5 s server keep-alive, so a
 // reused socket is not one the server is closing, and an idle client soon holds no socket.
 const FREE_SOCKET_TIMEOUT_MS = 4_000
 const MAX_SOCKETS_PER_HOST = 64
+const DEFAULT_BODY_TIMEOUT_MS = 10_000
 
 let defaultFetch: Promise<FetchLike> | undefined
 
@@ -90,11 +94,27 @@ export function createHttpTransport(options: TransportOptions): Transport {
     async send(path, body, signal) {
       const payload = gzip ? await gzipText(body) : body
       const send = userFetch ?? (await loadDefaultFetch())
-      const response = await send(options.host + path, { method: 'POST', headers, body: payload, signal })
-      // The status is the answer. The body is read to its end, in the background, only so that
-      // the socket goes back to the pool: a slow body must not turn a 200 into a timeout and a retry.
-      void response.arrayBuffer().catch(() => undefined)
-      return { status: response.status, retryAfter: response.headers.get('retry-after') }
+      // The transport's own signal, which follows the caller's: it can also end the connection
+      // after the answer has arrived, when its body is too long or too slow.
+      const controller = new AbortController()
+      const follow = (): void => controller.abort(signal.reason)
+      if (signal.aborted) follow()
+      else signal.addEventListener('abort', follow, { once: true })
+      let response
+      try {
+        response = await send(options.host + path, { method: 'POST', headers, body: payload, signal: controller.signal })
+      } catch (err) {
+        signal.removeEventListener('abort', follow)
+        throw err
+      }
+      const answer = { status: response.status, retryAfter: response.headers.get('retry-after') }
+      // The status is the answer. The body is read only so that the socket goes back to the pool,
+      // in the background (a slow body must not turn a 200 into a timeout and a retry), at most
+      // 64 KB and for at most the request timeout; then the connection is closed.
+      void drainResponseBody(response as DrainableResponse, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, () =>
+        controller.abort(new Error('response body too long or too slow')),
+      ).then(() => signal.removeEventListener('abort', follow))
+      return answer
     },
   }
 }

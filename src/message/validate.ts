@@ -1,81 +1,54 @@
-import isString from 'lodash.isstring'
 import { ValidationError } from '../errors'
 import type { MessageType } from '../types'
+import { describeValue } from './describe'
+import type { Snapshot } from './snapshot'
 
 // ISO-8601 calendar date, optionally with a time and an offset; the values are checked after.
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/
 
-const OBJECT_FIELDS = ['traits', 'properties', 'context', 'integrations'] as const
-
-// eslint-disable-next-line @typescript-eslint/unbound-method -- only ever used with .call()
-const isEnumerableOwn = Object.prototype.propertyIsEnumerable
-
-// Only own enumerable fields count, as only they are sent: an inherited or hidden `userId` must
-// not pass validation and then be missing on the wire.
-function field(message: Record<string, unknown>, name: string): unknown {
-  return isEnumerableOwn.call(message, name) ? message[name] : undefined
-}
-
 /**
- * Checks a message against the rules of the spec for its type, before anything is queued.
+ * Checks a message, as read once by `snapshotMessage`, against the rules of the spec for its type,
+ * before anything is queued. `properties`, `traits`, `context` and `integrations` are already
+ * known to be objects (or absent).
  * @throws ValidationError naming the field and the rule.
  */
-export function validateMessage(type: MessageType, message: unknown): asserts message is Record<string, unknown> {
-  if (!isObject(message)) throw new ValidationError('message', 'must be an object', type)
+export function validateMessage(type: MessageType, message: Snapshot): void {
   if (type === 'alias') {
-    if (!isId(field(message, 'userId'))) throw idError(type, 'userId')
-    if (!isId(field(message, 'previousId'))) throw idError(type, 'previousId')
-    checkOptionalId(type, message, 'anonymousId')
-    checkOptionalId(type, message, 'groupId')
+    if (!isId(message.userId)) throw idError(type, 'userId')
+    if (!isId(message.previousId)) throw idError(type, 'previousId')
+    checkOptionalId(type, message.anonymousId, 'anonymousId')
+    checkOptionalId(type, message.groupId, 'groupId')
   } else {
-    const hasUser = checkOptionalId(type, message, 'userId')
-    const hasAnonymous = checkOptionalId(type, message, 'anonymousId')
+    const hasUser = checkOptionalId(type, message.userId, 'userId')
+    const hasAnonymous = checkOptionalId(type, message.anonymousId, 'anonymousId')
     if (!hasUser && !hasAnonymous) {
       throw new ValidationError('userId', 'or "anonymousId" is required (a non-empty string or a number)', type)
     }
     if (type === 'group') {
-      if (!isId(field(message, 'groupId'))) throw idError(type, 'groupId')
-    } else checkOptionalId(type, message, 'groupId')
-    checkOptionalId(type, message, 'previousId')
+      if (!isId(message.groupId)) throw idError(type, 'groupId')
+    } else checkOptionalId(type, message.groupId, 'groupId')
+    checkOptionalId(type, message.previousId, 'previousId')
   }
-  if (type === 'track' && !isNonEmptyString(field(message, 'event'))) {
+  if (type === 'track' && !isNonEmptyString(message.event)) {
     throw new ValidationError('event', 'is required and must be a non-empty string', type)
   }
   if (type === 'page' || type === 'screen') {
-    checkOptionalString(type, message, 'name')
-    checkOptionalString(type, message, 'category')
+    checkOptionalString(type, message.name, 'name')
+    checkOptionalString(type, message.category, 'category')
   }
-  for (const name of OBJECT_FIELDS) {
-    const value = field(message, name)
-    if (value == null) continue
-    if (!isObject(value)) throw new ValidationError(name, 'must be an object', type)
-    // JSON.stringify would send whatever toJSON returns, which need not be an object.
-    if (typeof value.toJSON === 'function') {
-      throw new ValidationError(name, 'must be a plain object (it has a toJSON method)', type)
-    }
-  }
-  const integrations = field(message, 'integrations')
-  if (integrations != null) checkIntegrations(type, integrations as Record<string, unknown>)
-  const timestamp = field(message, 'timestamp')
+  if (message.integrations != null) checkIntegrations(type, message.integrations as Record<string, unknown>)
+  const timestamp = message.timestamp
   if (timestamp != null && !isValidTimestamp(timestamp)) {
-    throw new ValidationError('timestamp', 'must be a valid Date or an ISO-8601 date-time string', type)
+    const rule =
+      timestamp instanceof Date && !Number.isNaN(timestamp.getTime())
+        ? `must be a Date between the years 0000 and 9999 (got the year ${timestamp.getUTCFullYear()}, which the service drops)`
+        : 'must be a valid Date or an ISO-8601 date-time string'
+    throw new ValidationError('timestamp', rule, type)
   }
-  const messageId = field(message, 'messageId')
+  const messageId = message.messageId
   if (messageId != null && !isNonEmptyString(messageId)) {
     throw new ValidationError('messageId', 'must be a non-empty string', type)
   }
-}
-
-/** A plain data object: not null, not an array, not a Date, Map or Set. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Date) &&
-    !(value instanceof Map) &&
-    !(value instanceof Set)
-  )
 }
 
 /** A usable identifier: a non-empty string, or a finite number. */
@@ -83,9 +56,16 @@ export function isId(value: unknown): boolean {
   return isNonEmptyString(value) || (typeof value === 'number' && Number.isFinite(value))
 }
 
-/** A Date that holds a time, or an ISO-8601 string that names a real time (no February 30th). */
+/**
+ * A Date that holds a time in the years 0000 to 9999 (ISO-8601's four-digit years: outside them
+ * `toISOString()` writes an extended year such as `+057270-…`, which the service drops), or an
+ * ISO-8601 string that names a real time (no February 30th).
+ */
 export function isValidTimestamp(value: unknown): boolean {
-  if (value instanceof Date) return !Number.isNaN(value.getTime())
+  if (value instanceof Date) {
+    const year = value.getUTCFullYear()
+    return year >= 0 && year <= 9999
+  }
   if (typeof value !== 'string') return false
   const match = ISO_8601.exec(value)
   if (match === null || Number.isNaN(Date.parse(value))) return false
@@ -94,13 +74,13 @@ export function isValidTimestamp(value: unknown): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
 }
 
-/** A string (or String object) of nothing but white space. */
+/** A string of nothing but white space. */
 export function isBlankString(value: unknown): boolean {
-  return isString(value) && String(value).trim() === ''
+  return typeof value === 'string' && value.trim() === ''
 }
 
 function isNonEmptyString(value: unknown): boolean {
-  return isString(value) && String(value).trim() !== ''
+  return typeof value === 'string' && value.trim() !== ''
 }
 
 function idError(type: MessageType, name: string): ValidationError {
@@ -110,23 +90,26 @@ function idError(type: MessageType, name: string): ValidationError {
 // An optional id that is null, undefined or a blank string is absent (and left out of the message
 // by normalizeMessage): `{ userId: 'u1', anonymousId: '' }` meets the identity rule, as the service
 // sees it, instead of losing the event. A required id must be a non-empty string or a number.
-function checkOptionalId(type: MessageType, message: Record<string, unknown>, name: string): boolean {
-  const value = field(message, name)
+function checkOptionalId(type: MessageType, value: unknown, name: string): boolean {
   if (value == null || isBlankString(value)) return false
   if (!isId(value)) throw new ValidationError(name, 'must be a non-empty string or a finite number', type)
   return true
 }
 
-function checkOptionalString(type: MessageType, message: Record<string, unknown>, name: string): void {
-  const value = field(message, name)
-  if (value != null && !isString(value)) throw new ValidationError(name, 'must be a string', type)
+function checkOptionalString(type: MessageType, value: unknown, name: string): void {
+  if (value != null && typeof value !== 'string') throw new ValidationError(name, 'must be a string', type)
 }
 
+// Every value is a boolean (the wire spec's rule), except that a destination may take an options
+// object (the service's practice, which the Integrations type and the collector allow). `All` and
+// `__proto__` (an own key that JSON.parse makes, and that would set the prototype of an object
+// built from it by a receiver) are not destinations: booleans only. `integrations` is the client's
+// own copy here: its values are plain data.
 function checkIntegrations(type: MessageType, integrations: Record<string, unknown>): void {
   for (const key of Object.keys(integrations)) {
     const value = integrations[key]
-    if (typeof value !== 'boolean' && !isObject(value)) {
-      throw new ValidationError(`integrations.${key}`, 'must be true, false or an options object', type)
-    }
+    // The wire spec: values are booleans (true enables, false disables), whatever the key.
+    if (typeof value === 'boolean') continue
+    throw new ValidationError(`integrations.${key}`, `must be true or false (got ${describeValue(value)})`, type)
   }
 }

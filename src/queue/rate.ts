@@ -1,13 +1,14 @@
 /**
- * At most `limit` request starts in any window of `windowMs`: a sliding log of the last `limit`
- * start times. The log grows only as requests are made, so an instance that sends little holds
- * little. Pure: the caller passes the time in.
+ * At most `limit` request starts in any window of `windowMs`: a log of the start times still
+ * inside the window. Older starts are dropped as time passes, so the log holds at most the
+ * requests actually started in one window, whatever `limit` is (an `Infinity` limit keeps none).
+ * Pure: the caller passes the time in.
  */
 export class RateWindow {
   readonly #limit: number
   readonly #windowMs: number
   #starts: number[] = []
-  #next = 0
+  #head = 0
 
   constructor(limit: number, windowMs = 1000) {
     this.#limit = Math.max(1, Math.floor(limit))
@@ -16,18 +17,30 @@ export class RateWindow {
 
   /** Milliseconds until another request may start: 0 when it may start now. */
   waitMs(nowMs: number): number {
-    if (this.#starts.length < this.#limit) return 0
-    const oldest = this.#starts[this.#next]
-    return Math.max(0, oldest + this.#windowMs - nowMs)
+    this.#forget(nowMs)
+    if (this.size < this.#limit) return 0
+    return Math.max(0, this.#starts[this.#head] + this.#windowMs - nowMs)
   }
 
   /** Records a request start. */
   record(nowMs: number): void {
-    if (this.#starts.length < this.#limit) {
-      this.#starts.push(nowMs)
-      return
+    if (this.#limit === Infinity) return
+    this.#forget(nowMs)
+    this.#starts.push(nowMs)
+  }
+
+  /** How many start times the log holds: the starts inside the last window. */
+  get size(): number {
+    return this.#starts.length - this.#head
+  }
+
+  // Drops the starts that left the window; compacts the array once half of it is dropped ones.
+  #forget(nowMs: number): void {
+    const starts = this.#starts
+    while (this.#head < starts.length && starts[this.#head] + this.#windowMs <= nowMs) this.#head++
+    if (this.#head > 32 && this.#head * 2 > starts.length) {
+      this.#starts = starts.slice(this.#head)
+      this.#head = 0
     }
-    this.#starts[this.#next] = nowMs
-    this.#next = (this.#next + 1) % this.#limit
   }
 }

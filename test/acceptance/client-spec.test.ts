@@ -38,7 +38,7 @@ describe('what a user expects where the spec is silent', () => {
     const integrations = {
       All: false,
       Mixpanel: true,
-      'Google Analytics': { clientId: 'c-1' },
+      'Google Analytics': true,
       Amplitude: false,
     }
     const analytics = new Analytics('key', { host: server.url })

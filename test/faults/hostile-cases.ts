@@ -111,6 +111,37 @@ function sizedTo(over: number): HostileCase['make'] {
   }
 }
 
+/** A getter named "boom" that throws what `thrown` makes. */
+function throwingGetter(thrown: () => unknown): HostileCase['make'] {
+  return (m) =>
+    Object.defineProperty(m, 'boom', {
+      get: () => {
+        throw thrown()
+      },
+      enumerable: true,
+    })
+}
+
+/** Objects that are not plain (named for the test), each carrying a valid message's fields. */
+export function notPlainMessages(): [string, HostileCase['make']][] {
+  const withFields =
+    <T extends object>(target: T) =>
+    (m: Record<string, unknown>) =>
+      Object.assign(target, m)
+  return [
+    ['a RegExp', withFields(/re/)],
+    ['a Promise', withFields(Promise.resolve())],
+    ['a Buffer', withFields(Buffer.from('{}'))],
+    ['a Uint8Array', withFields(new Uint8Array(2))],
+    ['a String object', withFields(new String('{}'))],
+    ['a Map', withFields(new Map())],
+    ['a Set', withFields(new Set())],
+    ['a generator', withFields((function* () {})())],
+    ['a class instance', withFields(new (class Point {})())],
+    ['an Error', withFields(new Error('e'))],
+  ]
+}
+
 export const CASES: HostileCase[] = [
   // The message itself.
   { name: 'the message is null', make: () => null, expect: reject('message') },
@@ -132,8 +163,20 @@ export const CASES: HostileCase[] = [
           throw new Error('trap')
         },
       }),
+    // Its first field is the one that could not be read.
+    expect: reject('userId'),
+  },
+  // Not a plain object: refused as such, whatever fields it carries (issue 11, item 1).
+  ...notPlainMessages().map(([name, make]): HostileCase => ({ name: `the message is ${name}`, make, expect: reject('message') })),
+  { name: 'the message is a JSON string', make: (m) => JSON.stringify(m), expect: reject('message') },
+  {
+    name: "the message's own toJSON throws",
+    make: set('toJSON', () => () => {
+      throw new Error('toJSON')
+    }),
     expect: reject('message'),
   },
+  { name: "the message's own toJSON returns a string", make: set('toJSON', () => () => 'flat'), expect: reject('message') },
   {
     name: 'the message is a revoked Proxy',
     make: (m) => {
@@ -152,6 +195,23 @@ export const CASES: HostileCase[] = [
         },
         enumerable: true,
       }),
+    expect: reject('boom'),
+  },
+  // What is thrown cannot be turned into a string (issue 11, item 7).
+  { name: 'the message has a getter that throws a Symbol', make: throwingGetter(() => Symbol('thrown')), expect: reject('boom') },
+  {
+    name: 'the message has a getter that throws an object whose toString throws',
+    make: throwingGetter(() => ({
+      toString() {
+        throw new Error('toString')
+      },
+    })),
+    expect: reject('boom'),
+  },
+  {
+    name: 'the message has a getter that throws a null-prototype object',
+    make: throwingGetter(() => Object.create(null)),
+    expect: reject('boom'),
   },
   { name: 'the message refers to itself', make: (m) => Object.assign(m, { self: m }), expect: reject('self') },
   {
@@ -222,6 +282,17 @@ export const CASES: HostileCase[] = [
   { name: 'timestamp is free text', make: set('timestamp', () => 'yesterday at noon'), expect: reject('timestamp') },
   { name: 'timestamp has month 13', make: set('timestamp', () => '2024-13-01T00:00:00Z'), expect: reject('timestamp') },
   { name: 'timestamp is a Date past the end of time', make: set('timestamp', () => new Date(8.64e15 + 1)), expect: reject('timestamp') },
+  {
+    name: 'timestamp is a Date in the year 57,000',
+    make: set('timestamp', () => new Date(Date.now() * 1000)),
+    expect: reject('timestamp'),
+  },
+  {
+    name: 'timestamp is a Date before the year 0',
+    make: set('timestamp', () => new Date('-000001-06-01T00:00:00Z')),
+    expect: reject('timestamp'),
+  },
+  { name: 'timestamp is a Date in the year 9999', make: set('timestamp', () => new Date('9999-12-31T23:59:59.999Z')), expect: accept },
   { name: 'timestamp is a valid Date', make: set('timestamp', () => new Date('2020-02-29T12:00:00.000Z')), expect: accept },
 
   // Object fields of the wrong kind.
@@ -269,6 +340,16 @@ export const CASES: HostileCase[] = [
     name: 'integrations has an own "__proto__" key',
     make: set('integrations', () => JSON.parse('{"__proto__":true,"All":false}')),
     expect: accept,
+  },
+  {
+    name: 'integrations has an own "__proto__" key holding an object',
+    make: set('integrations', () => JSON.parse('{"__proto__":{"polluted":"yes"},"All":false}')),
+    expect: reject('integrations.__proto__'),
+  },
+  {
+    name: 'integrations has an options object (values are booleans, whatever the key)',
+    make: set('integrations', () => ({ Amplitude: { session: 1 } })),
+    expect: reject('integrations.Amplitude'),
   },
 
   // Values JSON cannot hold: a ValidationError naming the field.
@@ -338,6 +419,10 @@ export const CASES: HostileCase[] = [
   },
   { name: 'a RegExp, an Error and a Promise', make: inPayload('x', () => [/re/g, new Error('e'), Promise.resolve(1)]), expect: accept },
   { name: 'boxed primitives', make: inPayload('x', () => [new String('s'), new Number(1), new Boolean(false)]), expect: accept },
+  { name: 'the payload has a toJSON that returns an object', make: asPayload(() => ({ toJSON: () => ({ a: 1 }) })), expect: accept },
+  { name: 'the payload has a toJSON that returns a string', make: asPayload(() => ({ toJSON: () => 'flat' })), expect: rejectPayload },
+  { name: 'the payload is a Date', make: asPayload(() => new Date(0)), expect: rejectPayload },
+  { name: 'the payload is a Buffer', make: asPayload(() => Buffer.from('hi')), expect: rejectPayload },
   { name: 'a toJSON that returns undefined', make: inPayload('x', () => ({ toJSON: () => undefined })), expect: accept },
   { name: 'a value whose toJSON returns a string', make: inPayload('x', () => ({ toJSON: () => 'flat' })), expect: accept },
   {
@@ -386,6 +471,16 @@ export const CASES: HostileCase[] = [
   { name: '10,000 emoji (20,000 UTF-16 units, 40,000 UTF-8 bytes)', make: inPayload('e', () => '😀'.repeat(10_000)), expect: tooLarge },
   { name: '6,000 lone surrogates (6 bytes each once escaped)', make: inPayload('s', () => '\ud800'.repeat(6_000)), expect: tooLarge },
   { name: 'an array of 100,000 numbers', make: inPayload('a', () => Array.from({ length: 100_000 }, (_, i) => i)), expect: tooLarge },
+  // Refused as soon as they are known to be too large, not after being serialized in full (issue 11, item 5).
+  { name: 'a 10 MB Buffer', make: inPayload('buf', () => Buffer.alloc(10 * 1024 * 1024)), expect: tooLarge },
+  { name: 'a 10 MB Uint8Array', make: inPayload('u8', () => new Uint8Array(10 * 1024 * 1024)), expect: tooLarge },
+  { name: 'a 10 MB string as userId', make: set('userId', () => 'u'.repeat(10 * 1024 * 1024)), expect: tooLarge },
+  {
+    name: 'an object of 100,000 fields',
+    make: inPayload('o', () => Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]))),
+    expect: tooLarge,
+  },
+  { name: 'a string of 40,000 characters nested 50 deep', make: inPayload('deep', () => nested(50, 'x'.repeat(40_000))), expect: tooLarge },
   { name: 'exactly 32 KB on the wire', make: sizedTo(0), expect: accept },
   { name: 'one byte over 32 KB on the wire', make: sizedTo(1), expect: tooLarge },
 ]

@@ -51,7 +51,8 @@ function serializationProblems(method: MessageType, input: Record<string, unknow
     }
     if (key === 'context') {
       if (value == null) continue
-      const expected = JSON.stringify({ library: { name: LIBRARY_NAME, version: VERSION }, ...value })
+      // The context as JSON makes it (its toJSON honoured), under context.library.
+      const expected = JSON.stringify({ library: { name: LIBRARY_NAME, version: VERSION }, ...JSON.parse(JSON.stringify(value)) })
       if (JSON.stringify(wire.context) !== expected) problems.push(`context ${JSON.stringify(wire.context)}, expected ${expected}`)
       continue
     }

@@ -17,9 +17,12 @@ analytics.track({
   event: 'Imported',
   timestamp: new Date('2021-11-19T00:00:00Z'),
   context: { ip: '203.0.113.9', locale: 'en-US', custom: { nested: true } },
-  integrations: { All: false, Mixpanel: true, Amplitude: { session: 1 } },
+  integrations: { All: false, Mixpanel: true, Amplitude: false },
   messageId: 'm-1',
 })
+// integrations values are booleans, whatever the key (the wire spec's rule).
+// @ts-expect-error an options object is not a boolean
+analytics.track({ userId: 'u1', event: 'Options', integrations: { Amplitude: { session: 1 } } })
 analytics.track({ userId: 'u1', event: 'Iso Timestamp', timestamp: '2021-11-19T00:00:00Z' })
 
 analytics.identify({ userId: 'u1', traits: { email: 'ada@example.com', logins: 3, beta: true } })

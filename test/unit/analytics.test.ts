@@ -428,3 +428,22 @@ describe('several instances', () => {
     expect(fetchB.requests.every((r) => r.url.startsWith('https://b.test/') && r.headers.Authorization === 'Basic a2V5LWI6')).toBe(true)
   })
 })
+
+describe('a failure of the runtime, not of the message', () => {
+  afterEach(() => jest.restoreAllMocks())
+
+  it('is reported as an EventrailError that does not blame the message, to its callback', async () => {
+    const fetch = recordingFetch(() => 200)
+    const analytics = client(fetch)
+    jest.spyOn(JSON, 'stringify').mockImplementationOnce(() => {
+      throw new RangeError('Invalid string length')
+    })
+    const cb = jest.fn()
+    analytics.track(aTrack(), cb)
+    await jest.advanceTimersByTimeAsync(0)
+    const [error] = cb.mock.calls[0] as [Error]
+    expect(error).not.toBeInstanceOf(ValidationError)
+    expect(error.name).toBe('EventrailError')
+    expect(error.message).toBe('track: the message could not be serialized by the runtime (RangeError: Invalid string length)')
+  })
+})

@@ -36,7 +36,7 @@ describe('normalizeOptions', () => {
     expect(() => normalizeOptions('key', { [name]: value })).toThrow(new RegExp(`"${name}"`))
   })
 
-  it.each(['ftp://example.com', 'not a url', 'api.segment.io', 42, 'https://example.com/?x=1'])('refuses the host %p', (host) => {
+  it.each(['ftp://example.com', 'not a url', 'api.segment.io', 42])('refuses the host %p', (host) => {
     expect(() => normalizeOptions('key', { host } as never)).toThrow(/"host" must be an http\(s\) URL/)
   })
 
@@ -52,4 +52,56 @@ describe('normalizeOptions', () => {
   it('keeps the defaults object frozen', () => {
     expect(Object.isFrozen(DEFAULTS)).toBe(true)
   })
+
+  // Issue 11, item 8: a delay above a timer's limit became a 1 ms timer (every attempt aborted).
+  it.each([
+    ['timeout', 2 ** 31, 'must be a number from 1 to 2147483647 (milliseconds)'],
+    ['timeout', Infinity, 'must be a number from 1 to 2147483647 (milliseconds)'],
+    ['retryDelay', 2 ** 31, 'must be a number from 0 to 2147483647 (milliseconds)'],
+    ['retryDelay', Infinity, 'must be a number from 0 to 2147483647 (milliseconds)'],
+    ['maxRetryDelay', 1e12, 'must be a number from 0 to 2147483647 (milliseconds)'],
+    ['maxRetryTime', 2 ** 31, 'must be a number from 0 to 2147483647 (milliseconds, or Infinity for no limit but maxRetries)'],
+    ['flushInterval', 2 ** 31, 'must be a number from 0 to 2147483647 (milliseconds, or Infinity for no timed flushes)'],
+    ['flushInterval', -Infinity, 'must be a number from 0 to 2147483647 (milliseconds, or Infinity for no timed flushes)'],
+  ])('refuses %s = %p at construction: "%s"', (name, value, rule) => {
+    expect(() => new Analytics('key', { [name]: value })).toThrow(new ValidationError(name, rule, 'Analytics'))
+  })
+
+  it('takes Infinity as "no limit" for maxRetryTime and "no timed flushes" for flushInterval, and 2^31-1 everywhere', () => {
+    expect(normalizeOptions('key', { maxRetryTime: Infinity, flushInterval: Infinity })).toMatchObject({
+      maxRetryTimeMs: Infinity,
+      flushIntervalMs: Infinity,
+    })
+    const max = 2 ** 31 - 1
+    expect(
+      normalizeOptions('key', { timeout: max, retryDelay: max, maxRetryDelay: max, maxRetryTime: max, flushInterval: max }),
+    ).toMatchObject({ timeoutMs: max, retryBaseMs: max, retryCapMs: max, maxRetryTimeMs: max, flushIntervalMs: max })
+  })
+
+  // Issue 11, item 9: the password was in every network error message.
+  it.each(['https://user:secret@api.example.com', 'https://user@api.example.com', 'http://:secret@127.0.0.1:4040'])(
+    'refuses credentials in the host %s, without echoing them',
+    (host) => {
+      let error: unknown
+      try {
+        normalizeOptions('key', { host })
+      } catch (err) {
+        error = err
+      }
+      expect(error).toEqual(
+        new ValidationError('host', 'must not contain a user name or password (the write key is the only credential)', 'Analytics'),
+      )
+      expect((error as Error).message).not.toContain('secret')
+    },
+  )
+
+  // Issue 11, item 10: a bare "?" or "#" passed, and every path was appended to it.
+  it.each(['https://api.example.com?', 'https://api.example.com/#', 'https://api.example.com/v?x=1', 'https://api.example.com#top'])(
+    'refuses a query string or a fragment in the host %s',
+    (host) => {
+      expect(() => normalizeOptions('key', { host })).toThrow(
+        new ValidationError('host', 'must not contain a query string or a fragment ("?" or "#")', 'Analytics'),
+      )
+    },
+  )
 })

@@ -1,6 +1,12 @@
-import { validateMessage, isValidTimestamp } from '../../src/message/validate'
+import { validateMessage as validateSnapshot, isValidTimestamp } from '../../src/message/validate'
+import { snapshotMessage } from '../../src/message/snapshot'
 import { ValidationError } from '../../src'
 import type { MessageType } from '../../src'
+
+/** What the client does: read the message once, then validate what was read. */
+function validateMessage(type: MessageType, message: unknown): void {
+  validateSnapshot(type, snapshotMessage(type, message))
+}
 
 const IDENTIFIED: MessageType[] = ['identify', 'track', 'page', 'screen', 'group']
 
@@ -61,25 +67,57 @@ describe('validateMessage', () => {
   })
 
   it.each(['traits', 'properties', 'context', 'integrations'])('%s must be an object', (field) => {
-    for (const value of ['x', 3, [1], true, new Date()]) {
+    const values: [unknown, string][] = [
+      ['x', 'a string'],
+      [3, 'a number'],
+      [[1], 'an array'],
+      [true, 'a boolean'],
+      [new Date(), 'a Date'],
+      [new Map(), 'a Map'],
+      [new String('s'), 'a String object'],
+      [Buffer.from('b'), 'a Buffer'],
+    ]
+    for (const [value, got] of values) {
       const err = errorOf('track', { ...base('track'), [field]: value })
       expect(err.field).toBe(field)
-      expect(err.rule).toBe('must be an object')
+      expect(err.rule).toBe(`must be an object, got ${got}`)
     }
     expect(() => validateMessage('track', { ...base('track'), [field]: {} })).not.toThrow()
   })
 
-  it('integrations values are booleans or option objects', () => {
+  it('integrations values are booleans, whatever the key', () => {
     expect(() =>
-      validateMessage('track', { ...base('track'), integrations: { All: false, Mixpanel: true, Amplitude: { x: 1 } } }),
+      validateMessage('track', { ...base('track'), integrations: { All: false, Mixpanel: true, Amplitude: false } }),
     ).not.toThrow()
-    expect(errorOf('track', { ...base('track'), integrations: { Mixpanel: 'yes' } }).field).toBe('integrations.Mixpanel')
+    expect(errorOf('track', { ...base('track'), integrations: { Amplitude: { x: 1 } } }).message).toBe(
+      'track: "integrations.Amplitude" must be true or false (got an object)',
+    )
+    expect(errorOf('track', { ...base('track'), integrations: { Mixpanel: 'yes' } }).message).toBe(
+      'track: "integrations.Mixpanel" must be true or false (got a string)',
+    )
+    expect(errorOf('track', { ...base('track'), integrations: { Mixpanel: [true] } }).field).toBe('integrations.Mixpanel')
+    expect(errorOf('track', { ...base('track'), integrations: { All: {} } }).message).toBe(
+      'track: "integrations.All" must be true or false (got an object)',
+    )
+    const parsed = JSON.parse('{"__proto__": {"x": 1}, "All": false}')
+    expect(errorOf('track', { ...base('track'), integrations: parsed }).message).toBe(
+      'track: "integrations.__proto__" must be true or false (got an object)',
+    )
   })
 
   it('page and screen take string name and category', () => {
     expect(() => validateMessage('page', { userId: 'u', name: 'Home', category: 'Docs' })).not.toThrow()
     expect(errorOf('page', { userId: 'u', name: 3 }).field).toBe('name')
     expect(errorOf('screen', { userId: 'u', category: {} }).field).toBe('category')
+  })
+
+  it('refuses a Date timestamp outside the years 0000-9999, naming the year', () => {
+    const err = errorOf('track', { ...base('track'), timestamp: new Date(Date.UTC(57000, 0, 1)) })
+    expect(err.message).toBe(
+      'track: "timestamp" must be a Date between the years 0000 and 9999 (got the year 57000, which the service drops)',
+    )
+    expect(errorOf('track', { ...base('track'), timestamp: new Date('-000001-06-01T00:00:00Z') }).field).toBe('timestamp')
+    expect(() => validateMessage('track', { ...base('track'), timestamp: new Date('0000-01-01T00:00:00Z') })).not.toThrow()
   })
 
   it('timestamp must be a valid Date or ISO-8601 string', () => {
@@ -102,15 +140,18 @@ describe('validateMessage', () => {
 
 describe('validateMessage: fields that would not go on the wire as checked', () => {
   it('counts only own enumerable ids, as only they are sent', () => {
-    expect(errorOf('track', Object.create({ userId: 'u', event: 'E' })).field).toBe('userId')
+    // An object that inherits its fields is not a plain object: refused as such.
+    expect(errorOf('track', Object.create({ userId: 'u', event: 'E' })).message).toBe(
+      'track: "message" must be a plain object, got an object that inherits from another object',
+    )
     const hidden = Object.defineProperty({ event: 'E' }, 'userId', { value: 'u', enumerable: false })
     expect(errorOf('track', hidden).field).toBe('userId')
   })
 
-  it.each(['traits', 'properties', 'context', 'integrations'])('refuses a %s object with a toJSON method', (name) => {
+  it.each(['traits', 'properties', 'context', 'integrations'])('refuses a %s whose toJSON() returns no object', (name) => {
     const err = errorOf('identify', { userId: 'u', [name]: { toJSON: () => 'flat' } })
     expect(err.field).toBe(name)
-    expect(err.rule).toMatch(/toJSON/)
+    expect(err.rule).toBe('must be an object: its toJSON() returned a string')
   })
 
   it('checks groupId, previousId and anonymousId wherever they appear', () => {
