@@ -1,5 +1,6 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
+import { MAX_TIMER_MS } from './limits'
 import { describeThrown, describeValue } from './message/describe'
 import { newMessageId } from './message/message-id'
 import { createIsoClock, normalizeMessage } from './message/normalize'
@@ -205,10 +206,17 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   closeAndFlush(options: CloseOptions = {}): Promise<void> {
     const timeout = options.timeout
-    if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout >= 0))) {
-      return Promise.reject(new ValidationError('timeout', 'must be a number of at least 0 (milliseconds)', 'closeAndFlush'))
+    // A timer cannot wait past 2^31-1 ms (it would fire at once); Infinity means no limit.
+    if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout >= 0) || (timeout > MAX_TIMER_MS && timeout !== Infinity))) {
+      return Promise.reject(
+        new ValidationError(
+          'timeout',
+          `must be a number from 0 to ${MAX_TIMER_MS} (milliseconds), or Infinity for no limit`,
+          'closeAndFlush',
+        ),
+      )
     }
-    return this.#awaitOutcome(this.#scheduler.close(timeout), undefined)
+    return this.#awaitOutcome(this.#scheduler.close(timeout === Infinity ? undefined : timeout), undefined)
   }
 
   /**

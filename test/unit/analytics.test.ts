@@ -447,3 +447,22 @@ describe('a failure of the runtime, not of the message', () => {
     expect(error.message).toBe('track: the message could not be serialized by the runtime (RangeError: Invalid string length)')
   })
 })
+
+describe('closeAndFlush({ timeout })', () => {
+  it.each([-1, NaN, 2 ** 31, '5s'])('refuses a timeout of %p, naming the rule', async (timeout) => {
+    const analytics = client(recordingFetch(() => 200))
+    await expect(analytics.closeAndFlush({ timeout: timeout as number })).rejects.toThrow(
+      'closeAndFlush: "timeout" must be a number from 0 to 2147483647 (milliseconds), or Infinity for no limit',
+    )
+  })
+
+  it('takes Infinity as no limit', async () => {
+    const fetch = recordingFetch(() => 200)
+    const analytics = client(fetch)
+    analytics.track(aTrack())
+    const closing = analytics.closeAndFlush({ timeout: Infinity })
+    await jest.advanceTimersByTimeAsync(10)
+    await expect(closing).resolves.toBeUndefined()
+    expect(fetch.requests).toHaveLength(1)
+  })
+})
