@@ -90,7 +90,7 @@ export interface AnalyticsOptions {
   maxQueueBytes?: number
   /**
    * Pins the number of requests in flight at once for this instance. Unset, the number adapts to
-   * the service ({@link ADAPTIVE_IN_FLIGHT}): it starts at 32, grows by one for every request that
+   * the service: it starts at 32, grows by one for every request that
    * succeeds while work waits (up to 64), and halves at once on 429, 5xx, resets and timeouts (down
    * to 1). Set it when you want a fixed number, e.g. `1` for strictly one request at a time.
    * @defaultValue adaptive, 1 to 64
