@@ -152,14 +152,24 @@ async function main() {
   if (!args.includes('--no-faults')) {
     for (const name of CLIENTS) {
       // The sink keeps a setting a reset does not name: the latency is set back to this run's own.
-      const row = await measure(sink, host, { name, latencyMs: faultLatencyMs, faultRate: 0.25, mix: 'alias-1-in-6', messages: 10_000, runs: 1 })
+      const row = await measure(sink, host, {
+        name,
+        latencyMs: faultLatencyMs,
+        faultRate: 0.25,
+        mix: 'alias-1-in-6',
+        messages: 10_000,
+        runs: 1,
+      })
       faultRows.push(row)
       console.error(`  faults · ${name}: ${row.seconds.toFixed(2)} s, ${row.outcomes} outcomes, lost ${row.lost}, extra ${row.extra}`)
     }
   }
   await sink.send('close')
   console.log(table(latencyRows, `Latency: ${messages} messages, flushAt 20, median of ${runs}`))
-  if (faultRows.length > 0) console.log(table(faultRows, `Faults: 10,000 messages (1 alias in 6), a quarter of requests fail, answers after ${faultLatencyMs} ms, one run`))
+  if (faultRows.length > 0)
+    console.log(
+      table(faultRows, `Faults: 10,000 messages (1 alias in 6), a quarter of requests fail, answers after ${faultLatencyMs} ms, one run`),
+    )
 }
 
 if (process.argv[2] === '--child') await child(JSON.parse(process.argv[3]))
