@@ -47,7 +47,7 @@ Options:
   --progress-interval S    seconds between progress lines off a terminal
                            (default 5)
   --max-pending N          messages waiting for their outcome before reading
-                           pauses (default 20000)
+                           pauses (default 10000)
   -h, --help               show this help
 
 Exit status: 0 every line sent, 1 some lines refused or failed, 2 usage

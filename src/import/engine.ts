@@ -27,10 +27,11 @@ const QUEUE_FULL_RETRY_MS = 10
  * Runs an import: reads `items` in order, hands each message to the client's own method (which
  * validates it exactly as for any call), and pauses reading while `maxPending` messages or
  * `maxPendingBytes` bytes have no outcome yet, so memory stays flat and the client's queue is
- * never full. Resolves with the summary once every message handed over has its outcome.
+ * never full. Items come in batches (a reader yields the lines of a chunk at once: one await a
+ * chunk, not a line). Resolves with the summary once every message handed over has its outcome.
  */
 export async function runImport(
-  items: AsyncIterable<SourceItem> | Iterable<SourceItem>,
+  items: AsyncIterable<readonly SourceItem[]>,
   client: ImportClient,
   options: ImportOptions,
 ): Promise<ImportSummary> {
@@ -68,7 +69,7 @@ class ImportRun {
     this.#watermark = new Watermark(options.firstPosition - 1)
   }
 
-  async run(items: AsyncIterable<SourceItem> | Iterable<SourceItem>): Promise<ImportSummary> {
+  async run(items: AsyncIterable<readonly SourceItem[]>): Promise<ImportSummary> {
     const signal = this.#hooks.signal
     const onAbort = (): void => {
       this.#aborted = true
@@ -112,33 +113,34 @@ class ImportRun {
     }
   }
 
-  async #readAll(items: AsyncIterable<SourceItem> | Iterable<SourceItem>): Promise<void> {
+  async #readAll(batches: AsyncIterable<readonly SourceItem[]>): Promise<void> {
     if (this.#stopped) return
-    for await (const item of items) {
-      this.#read += 1
-      if (item.source === null) this.#watermark.pass(item.position)
-      else await this.#handle(item)
-      // Leaving the loop ends the source (`return()`): a file stream is closed.
+    const { maxPending, maxPendingBytes, rate } = this.#options
+    // Leaving the loop ends the source (`return()`): a file stream is closed.
+    outer: for await (const batch of batches) {
+      for (const item of batch) {
+        this.#read += 1
+        if (item.source === null) {
+          this.#watermark.pass(item.position)
+          continue
+        }
+        this.#bytes += item.bytes
+        while (!this.#stopped && this.#pending > 0 && (this.#pending >= maxPending || this.#pendingBytes + item.bytes > maxPendingBytes)) {
+          await this.#nextOutcome()
+        }
+        if (this.#stopped) break outer
+        if (rate !== undefined) {
+          const delay = rateDelayMs(this.#startMs, this.#handed, rate, Date.now())
+          if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+        }
+        this.#handed += 1
+        this.#pending += 1
+        this.#pendingBytes += item.bytes
+        this.#watermark.open(item.position)
+        this.#send(item)
+      }
       if (this.#stopped) break
     }
-  }
-
-  async #handle(item: SourceItem): Promise<void> {
-    this.#bytes += item.bytes
-    const { maxPending, maxPendingBytes, rate } = this.#options
-    while (!this.#stopped && this.#pending > 0 && (this.#pending >= maxPending || this.#pendingBytes + item.bytes > maxPendingBytes)) {
-      await this.#nextOutcome()
-    }
-    if (this.#stopped) return
-    if (rate !== undefined) {
-      const delay = rateDelayMs(this.#startMs, this.#handed, rate, Date.now())
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
-    }
-    this.#handed += 1
-    this.#pending += 1
-    this.#pendingBytes += item.bytes
-    this.#watermark.open(item.position)
-    this.#send(item)
   }
 
   #send(item: SourceItem): void {

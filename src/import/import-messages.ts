@@ -68,12 +68,12 @@ export async function importMessages(
   return runImport(toItems(source, options.firstPosition ?? 1), analytics, options)
 }
 
-async function* toItems(source: AsyncIterable<ImportSource> | Iterable<ImportSource>, first: number): AsyncGenerator<SourceItem> {
+async function* toItems(source: AsyncIterable<ImportSource> | Iterable<ImportSource>, first: number): AsyncGenerator<SourceItem[]> {
   let position = first
   for await (const value of source) {
     if (typeof value === 'string') {
-      yield { position, source: value.trim() === '' ? null : value, bytes: Buffer.byteLength(value) }
-    } else yield { position, source: value, bytes: 0 }
+      yield [{ position, source: value.trim() === '' ? null : value, bytes: Buffer.byteLength(value) }]
+    } else yield [{ position, source: value, bytes: 0 }]
     position += 1
   }
 }

@@ -12,23 +12,24 @@ const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
 
 /**
- * Splits a byte stream into numbered lines (1-based; `\n` or `\r\n`), without decoding them: each
- * item is a view of the bytes read, so a line is neither copied nor decoded before the import
+ * Splits a byte stream into numbered lines (1-based; `\n` or `\r\n`), yielded a chunk's lines at a
+ * time, without decoding them: each item is a view of the bytes read, so a line is neither copied nor decoded before the import
  * needs it. Lines up to `skipThrough` (a checkpoint) are counted, not yielded. A blank line is
  * yielded with a `null` source: it has its outcome at once.
  */
-export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough = 0): AsyncGenerator<SourceItem> {
+export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough = 0): AsyncGenerator<SourceItem[]> {
   let position = 0
   let carry: Uint8Array[] = []
   let carryBytes = 0
   let isOverlong = false
   for await (const chunk of chunks) {
+    const items: SourceItem[] = []
     let start = 0
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       position += 1
       if (position > skipThrough) {
-        if (isOverlong || carryBytes + end - start > MAX_LINE_BYTES) yield overlong(position, carryBytes + end - start)
-        else yield lineItem(position, join(carry, carryBytes, chunk.subarray(start, end)))
+        if (isOverlong || carryBytes + end - start > MAX_LINE_BYTES) items.push(overlong(position, carryBytes + end - start))
+        else items.push(lineItem(position, join(carry, carryBytes, chunk.subarray(start, end))))
       }
       carry = []
       carryBytes = 0
@@ -43,11 +44,12 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
         carry = []
       } else carry.push(chunk.subarray(start))
     }
+    if (items.length > 0) yield items
   }
   if (carryBytes > 0) {
     position += 1
     if (position > skipThrough)
-      yield isOverlong ? overlong(position, carryBytes) : lineItem(position, join(carry, carryBytes, new Uint8Array(0)))
+      yield [isOverlong ? overlong(position, carryBytes) : lineItem(position, join(carry, carryBytes, new Uint8Array(0)))]
   }
 }
 

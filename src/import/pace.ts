@@ -13,7 +13,7 @@ export interface ResolvedImportOptions {
 }
 
 /** Defaults of the import's bounds: far under the client's own (500,000 messages, 256 MiB), and enough to keep 500 KB requests in flight. */
-export const IMPORT_DEFAULTS = Object.freeze({ maxPending: 20_000, maxPendingBytes: 32 * 1024 * 1024, progressInterval: 1000 })
+export const IMPORT_DEFAULTS = Object.freeze({ maxPending: 10_000, maxPendingBytes: 32 * 1024 * 1024, progressInterval: 1000 })
 
 /**
  * Checks the options of an import and fills in defaults.

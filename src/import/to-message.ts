@@ -24,13 +24,12 @@ export interface IdPolicy {
  * `messageId` gets one from `ids`. The message's own fields are checked later, by the client itself.
  */
 export function decodeItem(source: Uint8Array | string | Record<string, unknown>, position: number, ids: IdPolicy): DecodedItem {
-  const isText = typeof source === 'string' || source instanceof Uint8Array
+  const text = typeof source === 'string' ? source : source instanceof Uint8Array ? utf8(source) : undefined
+  const isText = text !== undefined
   let value: unknown = source
   if (isText) {
     try {
-      value = JSON.parse(
-        typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.length).toString('utf8'),
-      )
+      value = JSON.parse(text)
     } catch (err) {
       return { error: new ValidationError('line', `is not valid JSON (${err instanceof Error ? err.message : String(err)})`, 'import') }
     }
@@ -47,7 +46,7 @@ export function decodeItem(source: Uint8Array | string | Record<string, unknown>
   }
   if (message.messageId == null) {
     const id = ids.custom ? ids.custom(message, position) : undefined
-    const derived = id ?? (isText ? ids.hashLine(source, position) : undefined)
+    const derived = id ?? (isText ? ids.hashLine(text, position) : undefined)
     // A record's message is the collector's: set the id on a copy, never on the caller's object.
     if (derived !== undefined) message = isText ? Object.assign(message, { messageId: derived }) : { ...message, messageId: derived }
   }
@@ -61,4 +60,8 @@ export function isDevRecord(value: Record<string, unknown>): boolean {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')
 }

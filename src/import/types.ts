@@ -13,7 +13,7 @@ export interface ImportOptions {
    * Most messages handed to the client and still without an outcome. Reading pauses at this bound
    * (backpressure), so memory stays flat whatever the size of the source. Keep it well under the
    * client's `maxQueueSize`.
-   * @defaultValue 20000
+   * @defaultValue 10000
    */
   maxPending?: number
   /**
