@@ -19,7 +19,18 @@ process.on('exit', () => {
 
 if (mode === 'cli') {
   // The bin reads process.argv.slice(2), as when npx runs it.
-  process.argv = [process.execPath, join(root, 'dist', 'cli.js'), 'import', file, '--write-key', 'bench-write-key', '--host', host, '--json', ...extra]
+  process.argv = [
+    process.execPath,
+    join(root, 'dist', 'cli.js'),
+    'import',
+    file,
+    '--write-key',
+    'bench-write-key',
+    '--host',
+    host,
+    '--json',
+    ...extra,
+  ]
   await import(join(root, 'dist', 'cli.js'))
 } else if (mode === 'legacy') {
   // What people write today: read the lines, track() each, then flush(). No backpressure: the
@@ -32,7 +43,8 @@ if (mode === 'cli') {
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (line === '') continue
     lines += 1
-    const { type: _type, ...message } = JSON.parse(line)
+    const message = JSON.parse(line)
+    delete message.type
     try {
       analytics.track(message, (err) => err && (errors += 1))
     } catch {

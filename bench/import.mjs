@@ -39,12 +39,15 @@ async function writeEvents(path, { count = Infinity, bytes = Infinity }) {
 function runChild(mode, file, host, dir, extra = []) {
   const resultPath = join(dir, `result-${mode}-${Date.now()}.json`)
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(here, 'import-child.mjs'), mode, file, host, resultPath, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [join(here, 'import-child.mjs'), mode, file, host, resultPath, ...extra], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let stdout = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.on('exit', (code) => {
       const result = JSON.parse(readFileSync(resultPath, 'utf8'))
-      const summary = stdout.trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.event === 'summary')
+      const events = stdout.split('\n').filter((l) => l.startsWith('{'))
+      const summary = events.map((l) => JSON.parse(l)).find((e) => e.event === 'summary')
       resolve({ ...result, summary, code })
     })
   })
@@ -70,7 +73,8 @@ async function settledStats(sink) {
   return sink.send('stats')
 }
 
-const fmt = (n, digits = 0) => (n === undefined ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }))
+const fmt = (n, digits = 0) =>
+  n === undefined ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'eventrail-bench-import-'))
@@ -82,14 +86,29 @@ async function main() {
     await writeEvents(file, { count: P.events })
     await sink.send('reset', { checkEvents: false })
     const base = await baselineThroughput(host, P.events)
-    rows.push({ what: `baseline, flushAt 1000 (scenario 2b)`, events: P.events, eventsPerSec: base.eventsPerSec, wallMs: base.wallMs, lost: P.events - (await settledStats(sink)).unique })
+    rows.push({
+      what: `baseline, flushAt 1000 (scenario 2b)`,
+      events: P.events,
+      eventsPerSec: base.eventsPerSec,
+      wallMs: base.wallMs,
+      lost: P.events - (await settledStats(sink)).unique,
+    })
     console.error(`  baseline: ${fmt(base.eventsPerSec)} events/s`)
 
     await sink.send('reset', { checkEvents: false })
     const run = await runChild('cli', file, host, dir)
     const s = await settledStats(sink)
     const perSec = (run.summary.sent * 1000) / run.summary.elapsedMs
-    rows.push({ what: 'eventrail import', events: P.events, eventsPerSec: perSec, ratio: perSec / base.eventsPerSec, wallMs: run.summary.elapsedMs, rssMb: run.maxRssMb, lost: P.events - s.unique, duplicates: s.duplicates })
+    rows.push({
+      what: 'eventrail import',
+      events: P.events,
+      eventsPerSec: perSec,
+      ratio: perSec / base.eventsPerSec,
+      wallMs: run.summary.elapsedMs,
+      rssMb: run.maxRssMb,
+      lost: P.events - s.unique,
+      duplicates: s.duplicates,
+    })
     console.error(`  import: ${fmt(perSec)} events/s (${fmt(perSec / base.eventsPerSec, 2)}x), peak RSS ${fmt(run.maxRssMb)} MB`)
 
     const big = join(dir, 'big.jsonl')
@@ -99,7 +118,15 @@ async function main() {
       await sink.send('reset', { checkEvents: false, latencyMs })
       const r = await runChild('cli', big, host, dir)
       const st = await settledStats(sink)
-      rows.push({ what: `eventrail import, ${fmt(bigMb)} MB file, sink answers ${latencyMs ? `after ${latencyMs} ms` : 'at once'}`, events: bigLines, eventsPerSec: (r.summary.sent * 1000) / r.summary.elapsedMs, wallMs: r.summary.elapsedMs, rssMb: r.maxRssMb, lost: bigLines - st.unique, duplicates: st.duplicates })
+      rows.push({
+        what: `eventrail import, ${fmt(bigMb)} MB file, sink answers ${latencyMs ? `after ${latencyMs} ms` : 'at once'}`,
+        events: bigLines,
+        eventsPerSec: (r.summary.sent * 1000) / r.summary.elapsedMs,
+        wallMs: r.summary.elapsedMs,
+        rssMb: r.maxRssMb,
+        lost: bigLines - st.unique,
+        duplicates: st.duplicates,
+      })
       console.error(`  ${fmt(bigMb)} MB, latency ${latencyMs} ms: peak RSS ${fmt(r.maxRssMb)} MB`)
     }
     rmSync(big, { force: true })
@@ -109,7 +136,15 @@ async function main() {
     await sink.send('reset', { checkEvents: false, latencyMs: 0 })
     const legacy = await runChild('legacy', legacyFile, host, dir)
     const ls = await settledStats(sink)
-    rows.push({ what: 'analytics-node 6: track() per line, then flush()', events: P.legacyEvents, eventsPerSec: (ls.unique * 1000) / legacy.wallMs, wallMs: legacy.wallMs, rssMb: legacy.maxRssMb, lost: P.legacyEvents - ls.unique, duplicates: ls.duplicates })
+    rows.push({
+      what: 'analytics-node 6: track() per line, then flush()',
+      events: P.legacyEvents,
+      eventsPerSec: (ls.unique * 1000) / legacy.wallMs,
+      wallMs: legacy.wallMs,
+      rssMb: legacy.maxRssMb,
+      lost: P.legacyEvents - ls.unique,
+      duplicates: ls.duplicates,
+    })
   } finally {
     rmSync(dir, { recursive: true, force: true })
     await sink.send('close')
@@ -118,7 +153,9 @@ async function main() {
   console.log('| run | events | events/s | × baseline | time (s) | peak RSS (MB) | lost | duplicated |')
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of rows) {
-    console.log(`| ${r.what} | ${fmt(r.events)} | ${fmt(r.eventsPerSec)} | ${r.ratio ? `${fmt(r.ratio, 2)}×` : '–'} | ${fmt(r.wallMs / 1000, 1)} | ${fmt(r.rssMb)} | ${fmt(r.lost)} | ${fmt(r.duplicates)} |`)
+    console.log(
+      `| ${r.what} | ${fmt(r.events)} | ${fmt(r.eventsPerSec)} | ${r.ratio ? `${fmt(r.ratio, 2)}×` : '–'} | ${fmt(r.wallMs / 1000, 1)} | ${fmt(r.rssMb)} | ${fmt(r.lost)} | ${fmt(r.duplicates)} |`,
+    )
   }
 }
 

@@ -56,7 +56,7 @@ export async function runImportCommand(argv: readonly string[], io: CommandIo): 
     throw err
   }
   let input: ImportInput
-  let start = 0
+  let start: number
   let report: IssueReport
   try {
     start = o.resume && o.checkpoint !== undefined ? await readCheckpoint(o.checkpoint) : 0
