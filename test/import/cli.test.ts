@@ -183,13 +183,17 @@ describe('eventrail import: interruption and resume', () => {
     expect([...received].filter((id) => !expected.has(id))).toEqual([]) // every id is a line's own
   }
 
-  it('kill -9 halfway, then --resume: every line arrives, duplicates only from what was in flight', async () => {
+  // An import of COUNT lines slowed down by --rate, so that it can be stopped halfway.
+  function startSlowImport(name: string): { file: string; checkpoint: string; first: ReturnType<typeof start> } {
     const file = writeLines(
-      'big.jsonl',
+      name,
       Array.from({ length: COUNT }, (_, i) => trackLine(i + 1)),
     )
-    const checkpoint = `${file}.checkpoint`
-    const first = start(send(file, '--rate', '1500'))
+    return { file, checkpoint: `${file}.checkpoint`, first: start(send(file, '--rate', '1500')) }
+  }
+
+  it('kill -9 halfway, then --resume: every line arrives, duplicates only from what was in flight', async () => {
+    const { file, checkpoint, first } = startSlowImport('big.jsonl')
     await waitFor(() => existsSync(checkpoint) && JSON.parse(readFileSync(checkpoint, 'utf8')).line > 500, 'a checkpoint past line 500')
     first.child.kill('SIGKILL')
     await first.done
@@ -209,12 +213,7 @@ describe('eventrail import: interruption and resume', () => {
   })
 
   it('Ctrl+C (SIGINT) finishes what is in flight, writes the checkpoint and exits 130; --resume completes', async () => {
-    const file = writeLines(
-      'sigint.jsonl',
-      Array.from({ length: COUNT }, (_, i) => trackLine(i + 1)),
-    )
-    const checkpoint = `${file}.checkpoint`
-    const first = start(send(file, '--rate', '1500'))
+    const { file, checkpoint, first } = startSlowImport('sigint.jsonl')
     await waitFor(() => collector.messages.length > 300, '300 messages')
     first.child.kill('SIGINT')
     const result = await first.done

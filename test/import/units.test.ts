@@ -2,6 +2,7 @@ import { parseImportArgs } from '../../src/import/args'
 import { formatHexAsUuid, loadLineIdHasher } from '../../src/import/message-id'
 import { readLines } from '../../src/import/line-reader'
 import { rateDelayMs, resolveImportOptions } from '../../src/import/pace'
+import { createDisplay } from '../../src/import/display'
 import { progressLine, summaryTable } from '../../src/import/render'
 import { decodeItem } from '../../src/import/to-message'
 import { Watermark } from '../../src/import/watermark'
@@ -216,5 +217,28 @@ describe('progress rendering', () => {
       '  checkpoint  line 1,100 (c)',
       '',
     ])
+  })
+})
+
+describe('createDisplay: how progress is shown', () => {
+  const p = { read: 10, sent: 9, refused: 1, failed: 0, pending: 0, bytes: 1000, watermark: 10, elapsedMs: 1000, rate: 10 }
+  const input = () => ({ bytesRead: 5, size: 10 })
+
+  it('redraws one line in place on a terminal and keeps notices off it', () => {
+    const written: string[] = []
+    const display = createDisplay({ isTTY: true, write: (t: string) => written.push(t) }, false, 5, input)
+    display.show(p)
+    display.notice('Interrupted')
+    display.show(p)
+    expect(written[0]).toBe('\rread 10 · sent 9 · refused 1 · failed 0 · 0.0 MB · 10 msg/s · 50% · ETA 0:01\u001b[K')
+    expect(written[1]).toBe('\r\u001b[KInterrupted\n')
+    expect(display.intervalMs).toBe(250)
+  })
+
+  it('prints JSON events with --json', () => {
+    const written: string[] = []
+    const display = createDisplay({ isTTY: true, write: (t: string) => written.push(t) }, true, 5, input)
+    display.show(p)
+    expect(JSON.parse(written[0])).toEqual({ event: 'progress', ...p, inputBytesRead: 5, inputSize: 10 })
   })
 })
