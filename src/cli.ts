@@ -3,8 +3,13 @@ import { CLI_USAGE, parseCliArgs } from './collector/cli-args'
 import { runDev } from './collector/dev'
 import { VERSION } from './version'
 
-// The `eventrail` bin. One command today: `eventrail dev`, the local collector and its debugger.
+// The `eventrail` bin: `eventrail dev`, the local collector and its debugger, and `eventrail import`.
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'import') {
+    // Loaded only for this command: `eventrail dev` does not pay for it, nor it for the collector.
+    const { runImportCommand } = await import('./import/command')
+    return runImportCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin })
+  }
   const parsed = parseCliArgs(argv)
   if (parsed.command === 'help') {
     process.stdout.write(CLI_USAGE)

@@ -1,0 +1,125 @@
+import type { Readable } from 'node:stream'
+import { Analytics } from '../analytics'
+import { ValidationError } from '../errors'
+import { IMPORT_USAGE, parseImportArgs, type ImportCommandOptions } from './args'
+import { CheckpointWriter, readCheckpoint } from './checkpoint'
+import { createDisplay, type Output } from './display'
+import { runImport } from './engine'
+import { openInput, type ImportInput } from './input'
+import { readLines } from './line-reader'
+import { IssueReport } from './report'
+import type { ImportSummary } from './types'
+
+/** The process's streams, as the command uses them. */
+export interface CommandIo {
+  readonly stdout: Output
+  readonly stderr: Output
+  readonly stdin: Readable
+}
+
+/** Messages a request may carry when the bytes allow: 1000 of ~500 bytes fill a 500 KB request. */
+export const IMPORT_FLUSH_AT = 1000
+/** The client's timed flush, short: what is read goes out at once even when fewer than `flushAt` are queued. */
+export const IMPORT_FLUSH_INTERVAL_MS = 50
+/** After Ctrl+C, how long the messages in flight may take to get their outcome. */
+export const INTERRUPT_DRAIN_MS = 30_000
+
+/**
+ * `eventrail import FILE …`: reads the file, imports it through a client, shows progress, writes
+ * the report and the checkpoint. Resolves with the exit status: 0 every line sent, 1 some refused
+ * or failed, 2 a usage error, 130 interrupted.
+ */
+export async function runImportCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const args = parseImportArgs(argv)
+  if (args.command === 'help') {
+    io.stdout.write(IMPORT_USAGE)
+    return 0
+  }
+  const usageError = (message: string): number => {
+    io.stderr.write(`eventrail import: ${message}\n\n${IMPORT_USAGE}`)
+    return 2
+  }
+  if (args.command === 'error') return usageError(args.message)
+  const o = args.options
+  let analytics: Analytics
+  try {
+    analytics = new Analytics(o.writeKey, {
+      ...(o.host !== undefined ? { host: o.host } : {}),
+      flushAt: IMPORT_FLUSH_AT,
+      flushInterval: IMPORT_FLUSH_INTERVAL_MS,
+      enable: !o.dryRun,
+      // Every message's own callback has its outcome; this keeps failed requests from being thrown.
+      errorHandler: () => {},
+    })
+  } catch (err) {
+    if (err instanceof ValidationError) return usageError(`--${err.field === 'writeKey' ? 'write-key' : err.field} ${err.rule}`)
+    throw err
+  }
+  let input: ImportInput
+  let start: number
+  let report: IssueReport
+  try {
+    start = o.resume && o.checkpoint !== undefined ? await readCheckpoint(o.checkpoint) : 0
+    input = await openInput(o.file, io.stdin)
+    report = await IssueReport.open(o.report, o.resume, io.stderr)
+  } catch (err) {
+    return usageError(err instanceof Error ? err.message : String(err))
+  }
+  return importFile(analytics, input, report, start, o, io)
+}
+
+async function importFile(
+  analytics: Analytics,
+  input: ImportInput,
+  report: IssueReport,
+  start: number,
+  o: ImportCommandOptions,
+  io: CommandIo,
+): Promise<number> {
+  const display = createDisplay(io.stdout, o.json, o.progressInterval, () => ({ bytesRead: input.bytesRead(), size: input.size }))
+  const checkpoint = o.checkpoint !== undefined && !o.dryRun ? new CheckpointWriter(o.checkpoint, o.file) : undefined
+  const saveCheckpoint = (line: number): Promise<void> =>
+    checkpoint?.write(line).catch((err: unknown) => display.notice(`eventrail import: cannot write the checkpoint: ${String(err)}`)) ??
+    Promise.resolve()
+  let watermark = start
+  const controller = new AbortController()
+  const onSigint = (): void => {
+    if (controller.signal.aborted) {
+      // A second Ctrl+C: quit now, with the checkpoint of what has its outcome.
+      void saveCheckpoint(watermark).finally(() => process.exit(130))
+      return
+    }
+    display.notice('Interrupted: finishing the messages in flight (Ctrl+C again to quit now)…')
+    controller.abort()
+  }
+  process.on('SIGINT', onSigint)
+  if (start > 0) display.notice(`Resuming after line ${start.toLocaleString('en-US')} (${o.checkpoint})`)
+  let summary: ImportSummary
+  try {
+    summary = await runImport(readLines(input.chunks, start), analytics, {
+      firstPosition: start + 1,
+      signal: controller.signal,
+      drainTimeout: INTERRUPT_DRAIN_MS,
+      strict: o.strict,
+      ...(o.rate !== undefined ? { rate: o.rate } : {}),
+      ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
+      progressInterval: display.intervalMs,
+      onProgress: (p) => {
+        watermark = p.watermark
+        display.show(p)
+        void saveCheckpoint(p.watermark)
+      },
+      onIssue: (issue) => report.add(issue),
+    })
+  } finally {
+    process.off('SIGINT', onSigint)
+    input.close()
+  }
+  await saveCheckpoint(summary.watermark)
+  await report.close()
+  display.finish(summary, { report: o.report, checkpoint: checkpoint ? o.checkpoint : undefined, dryRun: o.dryRun })
+  // Whatever is still in flight after an interrupt is abandoned: --resume sends it again.
+  await analytics.closeAndFlush(summary.abandoned > 0 ? { timeout: 0 } : {}).catch(() => {})
+  if (summary.aborted) return 130
+  return summary.refused > 0 || summary.failed > 0 || summary.abandoned > 0 ? 1 : 0
+}

@@ -1,0 +1,259 @@
+import type { Callback, MessageType } from '../types'
+import { loadLineIdHasher } from './message-id'
+import { rateDelayMs, resolveImportOptions, type ResolvedImportOptions } from './pace'
+import { decodeItem, type IdPolicy } from './to-message'
+import { Watermark } from './watermark'
+import type { ImportIssue, ImportOptions, ImportProgress, ImportSummary } from './types'
+
+/** The part of a client that an import uses: the public message methods with a callback, and `flush()`. */
+export type ImportClient = { [K in MessageType]: (message: never, callback: Callback) => unknown } & { flush(): Promise<void> }
+
+/** One item of a source at its position: a line (bytes or text), a message object, or `null` for a blank line. */
+export interface SourceItem {
+  readonly position: number
+  readonly source: Uint8Array | string | Record<string, unknown> | null
+  /** Bytes of the line (0 for an object): counted against `maxPendingBytes`. */
+  readonly bytes: number
+  /** Why the item is refused before it is read (a line too long to hold). */
+  readonly error?: Error
+}
+
+// A refused message is one the client validated and would never send; anything else is a failure.
+const REFUSALS = new Set(['ValidationError', 'MessageTooLargeError'])
+// Wait this long before handing a message again that a shared, full client refused.
+const QUEUE_FULL_RETRY_MS = 10
+
+/**
+ * Runs an import: reads `items` in order, hands each message to the client's own method (which
+ * validates it exactly as for any call), and pauses reading while `maxPending` messages or
+ * `maxPendingBytes` bytes have no outcome yet, so memory stays flat and the client's queue is
+ * never full. Items come in batches (a reader yields the lines of a chunk at once: one await a
+ * chunk, not a line). Resolves with the summary once every message handed over has its outcome.
+ */
+export async function runImport(
+  items: AsyncIterable<readonly SourceItem[]>,
+  client: ImportClient,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const resolved = resolveImportOptions(options)
+  const ids: IdPolicy = { hashLine: await loadLineIdHasher(), custom: options.messageId }
+  return new ImportRun(client, resolved, ids, options).run(items)
+}
+
+class ImportRun {
+  readonly #client: ImportClient
+  readonly #options: ResolvedImportOptions
+  readonly #ids: IdPolicy
+  readonly #hooks: ImportOptions
+  readonly #watermark: Watermark
+  readonly #startMs = Date.now()
+  #read = 0
+  #sent = 0
+  #refused = 0
+  #failed = 0
+  #pending = 0
+  #pendingBytes = 0
+  #bytes = 0
+  #handed = 0
+  #stopped = false
+  #aborted = false
+  #stoppedAt: number | undefined
+  #flushing = false
+  #wake: (() => void) | undefined
+
+  constructor(client: ImportClient, options: ResolvedImportOptions, ids: IdPolicy, hooks: ImportOptions) {
+    this.#client = client
+    this.#options = options
+    this.#ids = ids
+    this.#hooks = hooks
+    this.#watermark = new Watermark(options.firstPosition - 1)
+  }
+
+  async run(items: AsyncIterable<readonly SourceItem[]>): Promise<ImportSummary> {
+    const signal = this.#hooks.signal
+    const onAbort = (): void => {
+      this.#aborted = true
+      this.#stop()
+    }
+    if (signal?.aborted) onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    const timer = setInterval(() => this.#progress(), this.#options.progressIntervalMs)
+    timer.unref()
+    try {
+      await this.#readAll(items)
+      const abandoned = await this.#drain()
+      const summary: ImportSummary = {
+        ...this.snapshot(),
+        aborted: this.#aborted,
+        abandoned,
+        ...(this.#stoppedAt ? { stoppedAt: this.#stoppedAt } : {}),
+      }
+      this.#progress()
+      return summary
+    } finally {
+      clearInterval(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  /** The counts so far. */
+  snapshot(): ImportProgress {
+    const elapsedMs = Date.now() - this.#startMs
+    const done = this.#sent + this.#refused + this.#failed
+    return {
+      read: this.#read,
+      sent: this.#sent,
+      refused: this.#refused,
+      failed: this.#failed,
+      pending: this.#pending,
+      bytes: this.#bytes,
+      watermark: this.#watermark.value,
+      elapsedMs,
+      rate: elapsedMs > 0 ? (done * 1000) / elapsedMs : 0,
+    }
+  }
+
+  async #readAll(batches: AsyncIterable<readonly SourceItem[]>): Promise<void> {
+    if (this.#stopped) return
+    const { maxPending, maxPendingBytes, rate } = this.#options
+    // Leaving the loop ends the source (`return()`): a file stream is closed.
+    outer: for await (const batch of batches) {
+      for (const item of batch) {
+        this.#read += 1
+        if (item.source === null) {
+          this.#watermark.pass(item.position)
+          continue
+        }
+        this.#bytes += item.bytes
+        while (!this.#stopped && this.#pending > 0 && (this.#pending >= maxPending || this.#pendingBytes + item.bytes > maxPendingBytes)) {
+          await this.#nextOutcome()
+        }
+        if (this.#stopped) break outer
+        if (rate !== undefined) {
+          const delay = rateDelayMs(this.#startMs, this.#handed, rate, Date.now())
+          if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+        }
+        this.#handed += 1
+        this.#pending += 1
+        this.#pendingBytes += item.bytes
+        this.#watermark.open(item.position)
+        this.#send(item)
+      }
+      if (this.#stopped) break
+    }
+  }
+
+  #send(item: SourceItem): void {
+    if (item.error !== undefined) return this.#outcome(item, undefined, item.error)
+    const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, this.#ids)
+    if (decoded.error !== undefined) return this.#outcome(item, undefined, decoded.error)
+    const type = decoded.type
+    try {
+      this.#client[type](decoded.message as never, (err) => this.#outcome(item, type, err))
+    } catch (err) {
+      // The client reports through the callback; a throw here is a bug or a foreign client.
+      this.#outcome(item, type, err instanceof Error ? err : new Error(String(err)))
+    }
+  }
+
+  #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined): void {
+    if (err === undefined) {
+      this.#sent += 1
+      this.#watermark.close(item.position)
+    } else if (err.name === 'QueueFullError') {
+      // A client shared with other work is full: that is backpressure, not a failure. The message
+      // stays pending (it keeps its place under the bounds) and is handed over again shortly.
+      this.#kickFlush()
+      setTimeout(() => this.#send(item), QUEUE_FULL_RETRY_MS)
+      return
+    } else {
+      const isRefused = REFUSALS.has(err.name)
+      const strict = this.#options.strict
+      if (isRefused) this.#refused += 1
+      else this.#failed += 1
+      this.#watermark.close(item.position, !isRefused || strict)
+      this.#issue({
+        position: item.position,
+        outcome: isRefused ? 'refused' : 'failed',
+        ...(type ? { type } : {}),
+        reason: err.message,
+        error: err.name,
+      })
+      if (isRefused && strict && this.#stoppedAt === undefined) {
+        this.#stoppedAt = item.position
+        this.#stop()
+      }
+    }
+    this.#pending -= 1
+    this.#pendingBytes -= item.bytes
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+
+  #nextOutcome(): Promise<void> {
+    // At the bound, ask the client to send what it holds: whatever its flushAt and flushInterval,
+    // the import never waits on a timer.
+    this.#kickFlush()
+    return new Promise((resolve) => {
+      const previous = this.#wake
+      this.#wake = () => {
+        previous?.()
+        resolve()
+      }
+    })
+  }
+
+  #kickFlush(): void {
+    if (this.#flushing) return
+    this.#flushing = true
+    this.#client.flush().then(
+      () => (this.#flushing = false),
+      () => (this.#flushing = false), // every message's own callback has the error
+    )
+  }
+
+  async #drain(): Promise<number> {
+    // Bounded only once stopped: at the end of the source, the client's own retry limits bound it.
+    const timeout = this.#stopped ? this.#options.drainTimeoutMs : undefined
+    let isExpired = false
+    const timer =
+      timeout === undefined
+        ? undefined
+        : setTimeout(() => {
+            isExpired = true
+            this.#stop()
+          }, timeout)
+    try {
+      while (this.#pending > 0 && !isExpired) await this.#nextOutcome()
+    } finally {
+      clearTimeout(timer)
+    }
+    return this.#pending
+  }
+
+  #stop(): void {
+    this.#stopped = true
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+
+  #progress(): void {
+    const onProgress = this.#hooks.onProgress
+    if (onProgress === undefined) return
+    try {
+      onProgress(this.snapshot())
+    } catch {
+      // The caller's progress display must not stop the import.
+    }
+  }
+
+  #issue(issue: ImportIssue): void {
+    try {
+      this.#hooks.onIssue?.(issue)
+    } catch {
+      // Same: a throwing issue listener must not stop the import.
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { createGunzip } from 'node:zlib'
+import type { Readable } from 'node:stream'
+
+/** Where an import reads from: the bytes (decompressed), and how far into the file it is. */
+export interface ImportInput {
+  /** The bytes of the JSON lines, decompressed when the file is gzip. */
+  readonly chunks: AsyncIterable<Uint8Array>
+  /** Bytes of the file on disk (compressed for `.gz`); undefined for standard input. */
+  readonly size: number | undefined
+  /** Bytes of the file read so far (compressed for `.gz`): with `size`, how far the import is. */
+  bytesRead(): number
+  /** Stops reading: the chunks end. */
+  close(): void
+}
+
+/**
+ * Opens the input of `eventrail import`: a file, `-` for standard input, decompressed when its name
+ * ends in `.gz` (or, for standard input, when it starts with gzip's magic bytes).
+ * @throws Error when the file cannot be read (the message names it).
+ */
+export async function openInput(file: string, stdin: Readable): Promise<ImportInput> {
+  if (file === '-') {
+    let read = 0
+    stdin.on('data', (chunk: Uint8Array) => (read += chunk.length))
+    return { chunks: sniffGzip(stdin), size: undefined, bytesRead: () => read, close: () => stdin.destroy() }
+  }
+  const info = await stat(file)
+  if (!info.isFile()) throw new Error(`${file} is not a file`)
+  const stream = createReadStream(file, { highWaterMark: 256 * 1024 })
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve())
+    stream.once('error', reject)
+  })
+  const chunks = file.endsWith('.gz') ? stream.pipe(createGunzip()).on('error', () => stream.destroy()) : stream
+  return {
+    chunks: chunks,
+    size: info.size,
+    bytesRead: () => stream.bytesRead,
+    close: () => {
+      stream.destroy()
+      if (chunks !== stream) chunks.destroy()
+    },
+  }
+}
+
+// Standard input has no name to go by: gzip data starts with 0x1f 0x8b.
+async function* sniffGzip(stdin: Readable): AsyncGenerator<Uint8Array> {
+  const iterator = stdin[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
+  const first = await iterator.next()
+  if (first.done === true) return
+  const head = first.value
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    const gunzip = createGunzip()
+    gunzip.write(head)
+    stdin.pipe(gunzip)
+    yield* gunzip
+    return
+  }
+  yield head
+  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value
+}

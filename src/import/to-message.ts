@@ -1,0 +1,67 @@
+import { ValidationError } from '../errors'
+import type { MessageType } from '../types'
+import type { LineIdHasher } from './message-id'
+
+const MESSAGE_TYPES: ReadonlySet<string> = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias'])
+
+/** An item read as a message: its type and fields, or why it cannot be one. */
+export type DecodedItem =
+  | { readonly type: MessageType; readonly message: Record<string, unknown>; readonly error?: undefined }
+  | { readonly type?: MessageType; readonly message?: undefined; readonly error: ValidationError }
+
+/** How an item without a `messageId` gets one. */
+export interface IdPolicy {
+  /** Lines of text: a hash of the line and its position. */
+  readonly hashLine: LineIdHasher
+  /** The caller's own rule, when given: it comes first. */
+  readonly custom?: (message: Readonly<Record<string, unknown>>, position: number) => string | undefined
+}
+
+/**
+ * Reads one item of an import as a message: a line of JSON text (a Buffer or a string) is parsed;
+ * a record of `eventrail dev --out` (it has `verdict`, `receivedAt` and the received `message`)
+ * stands for its message; the `type` field must name one of the six kinds. A message without a
+ * `messageId` gets one from `ids`. The message's own fields are checked later, by the client itself.
+ */
+export function decodeItem(source: Uint8Array | string | Record<string, unknown>, position: number, ids: IdPolicy): DecodedItem {
+  const text = typeof source === 'string' ? source : source instanceof Uint8Array ? utf8(source) : undefined
+  const isText = text !== undefined
+  let value: unknown = source
+  if (isText) {
+    try {
+      value = JSON.parse(text)
+    } catch (err) {
+      return { error: new ValidationError('line', `is not valid JSON (${err instanceof Error ? err.message : String(err)})`, 'import') }
+    }
+  }
+  if (!isPlainObject(value)) return { error: new ValidationError('line', 'must hold a JSON object (a message with a "type")', 'import') }
+  let message = value
+  let type = value.type
+  if (isDevRecord(value)) {
+    message = value.message as Record<string, unknown>
+    type = typeof value.type === 'string' ? value.type : message.type
+  }
+  if (typeof type !== 'string' || !MESSAGE_TYPES.has(type)) {
+    return { error: new ValidationError('type', 'is required and must be one of identify, track, page, screen, group, alias', 'import') }
+  }
+  if (message.messageId == null) {
+    const id = ids.custom ? ids.custom(message, position) : undefined
+    const derived = id ?? (isText ? ids.hashLine(text, position) : undefined)
+    // A record's message is the collector's: set the id on a copy, never on the caller's object.
+    if (derived !== undefined) message = isText ? Object.assign(message, { messageId: derived }) : { ...message, messageId: derived }
+  }
+  return { type: type as MessageType, message }
+}
+
+/** A record of the JSON-lines file that `eventrail dev --out` writes: the message it received, with its verdict. */
+export function isDevRecord(value: Record<string, unknown>): boolean {
+  return typeof value.verdict === 'string' && typeof value.receivedAt === 'string' && isPlainObject(value.message)
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')
+}

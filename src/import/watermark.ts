@@ -1,0 +1,101 @@
+const PENDING = 0
+const DONE = 1
+const BLOCKED = 2
+
+const COMPACT_AT = 4096
+
+/**
+ * The checkpoint's number: the last position up to which every item has its outcome. Items are
+ * opened in increasing order and closed in any order (a refusal comes before a delivery); the
+ * watermark moves over a run of closed items and stops for good at a blocking one (a message that
+ * failed to be delivered, or a refused one under `strict`), so that a resumed import sends it again.
+ * Memory: one slot per open item, and nothing once blocked.
+ */
+export class Watermark {
+  #value: number
+  #positions: number[] = []
+  #states: number[] = []
+  #head = 0
+  #blocked = false
+
+  /** @param start - the position before the first item (0, or the checkpoint of a resumed import). */
+  constructor(start: number) {
+    this.#value = start
+  }
+
+  /** The last position up to which every item has its outcome. */
+  get value(): number {
+    return this.#value
+  }
+
+  /** Whether a blocking item has stopped the watermark. */
+  get isBlocked(): boolean {
+    return this.#blocked
+  }
+
+  /** An item that is waiting for its outcome. */
+  open(position: number): void {
+    if (this.#blocked) return
+    this.#positions.push(position)
+    this.#states.push(PENDING)
+  }
+
+  /** An item whose outcome is known at once (a blank line, a line that is not JSON). */
+  pass(position: number, isBlocking = false): void {
+    if (this.#blocked) return
+    if (this.#head === this.#positions.length && !isBlocking) {
+      this.#value = position
+      return
+    }
+    this.open(position)
+    this.close(position, isBlocking)
+  }
+
+  /** An open item has its outcome; a blocking one stops the watermark before it. */
+  close(position: number, isBlocking = false): void {
+    if (this.#blocked) return
+    const index = this.#find(position)
+    if (index < 0) return
+    this.#states[index] = isBlocking ? BLOCKED : DONE
+    this.#advance()
+  }
+
+  #advance(): void {
+    while (this.#head < this.#positions.length) {
+      const state = this.#states[this.#head]
+      if (state === PENDING) break
+      if (state === BLOCKED) {
+        this.#blocked = true
+        this.#positions = []
+        this.#states = []
+        this.#head = 0
+        return
+      }
+      this.#value = this.#positions[this.#head]
+      this.#head += 1
+    }
+    if (this.#head === this.#positions.length) {
+      this.#positions = []
+      this.#states = []
+      this.#head = 0
+    } else if (this.#head >= COMPACT_AT && this.#head * 2 >= this.#positions.length) {
+      this.#positions = this.#positions.slice(this.#head)
+      this.#states = this.#states.slice(this.#head)
+      this.#head = 0
+    }
+  }
+
+  // Positions are opened in increasing order: a binary search over the open ones.
+  #find(position: number): number {
+    let low = this.#head
+    let high = this.#positions.length - 1
+    while (low <= high) {
+      const mid = (low + high) >>> 1
+      const value = this.#positions[mid]
+      if (value === position) return mid
+      if (value < position) low = mid + 1
+      else high = mid - 1
+    }
+    return -1
+  }
+}

@@ -1,0 +1,244 @@
+import { parseImportArgs } from '../../src/import/args'
+import { formatHexAsUuid, loadLineIdHasher } from '../../src/import/message-id'
+import { readLines } from '../../src/import/line-reader'
+import { rateDelayMs, resolveImportOptions } from '../../src/import/pace'
+import { createDisplay } from '../../src/import/display'
+import { progressLine, summaryTable } from '../../src/import/render'
+import { decodeItem } from '../../src/import/to-message'
+import { Watermark } from '../../src/import/watermark'
+import type { SourceItem } from '../../src/import/engine'
+
+const ids = { hashLine: (line: string, position: number) => `id-${position}-${line.length}` }
+
+async function lines(chunks: string[], skip = 0): Promise<SourceItem[]> {
+  const out: SourceItem[] = []
+  for await (const batch of readLines(
+    (async function* () {
+      for (const c of chunks) yield Buffer.from(c)
+    })(),
+    skip,
+  ))
+    out.push(...batch)
+  return out
+}
+const text = (item: SourceItem): string | null => (item.source === null ? null : Buffer.from(item.source as Uint8Array).toString())
+
+describe('Watermark: the last position up to which every item has its outcome', () => {
+  it('moves over a run of closed items only, whatever order they close in', () => {
+    const w = new Watermark(0)
+    for (const p of [1, 2, 3, 4]) w.open(p)
+    w.close(3)
+    expect(w.value).toBe(0)
+    w.close(1)
+    expect(w.value).toBe(1)
+    w.close(2)
+    expect(w.value).toBe(3)
+    w.pass(5) // an item with its outcome at once waits behind the open item 4
+    expect(w.value).toBe(3)
+    w.close(4)
+    expect(w.value).toBe(5)
+  })
+
+  it('stops for good before a blocking (failed) item', () => {
+    const w = new Watermark(10)
+    for (const p of [11, 12, 13]) w.open(p)
+    w.close(12, true)
+    w.close(11)
+    w.close(13)
+    w.pass(14)
+    expect(w.value).toBe(11)
+    expect(w.isBlocked).toBe(true)
+  })
+})
+
+describe('message ids derived from a line', () => {
+  it('are UUID-shaped (version 8, variant 10) and the same for the same line and position only', async () => {
+    const hash = await loadLineIdHasher()
+    const id = hash('{"type":"track"}', 7)
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(hash('{"type":"track"}', 7)).toBe(id)
+    expect(hash('{"type":"track"}', 8)).not.toBe(id)
+    expect(hash('{"type":"track" }', 7)).not.toBe(id)
+    expect(formatHexAsUuid('f'.repeat(64))).toBe('ffffffff-ffff-8fff-bfff-ffffffffffff')
+  })
+})
+
+describe('decodeItem: an item as a message', () => {
+  it('parses a line, keeps its type and gives it a messageId only when it has none', () => {
+    const decoded = decodeItem(Buffer.from('{"type":"track","userId":"u1","event":"E"}'), 3, ids)
+    expect(decoded).toEqual({ type: 'track', message: { type: 'track', userId: 'u1', event: 'E', messageId: 'id-3-42' } })
+    expect(decodeItem('{"type":"identify","userId":"u1","messageId":"m-1"}', 4, ids).message?.messageId).toBe('m-1')
+  })
+
+  it("imports the message of a record written by eventrail dev --out, without changing the caller's object", () => {
+    const record = {
+      id: 1,
+      receivedAt: '2026-01-01T00:00:00.000Z',
+      type: 'page',
+      verdict: 'accepted',
+      message: { anonymousId: 'a1', name: 'Home' },
+    }
+    const decoded = decodeItem(record, 1, { ...ids, custom: () => 'custom-id' })
+    expect(decoded).toEqual({ type: 'page', message: { anonymousId: 'a1', name: 'Home', messageId: 'custom-id' } })
+    expect(record.message).toEqual({ anonymousId: 'a1', name: 'Home' })
+  })
+
+  it.each([
+    ['{"type":"track"', 'import: "line" is not valid JSON'],
+    ['[1,2]', 'import: "line" must hold a JSON object'],
+    ['{"type":"purchase","userId":"u1"}', 'import: "type" is required and must be one of identify, track, page, screen, group, alias'],
+    ['{"userId":"u1"}', 'import: "type" is required'],
+  ])('refuses %s: %s', (line, reason) => {
+    expect(decodeItem(line, 1, ids).error?.message).toContain(reason)
+  })
+})
+
+describe('readLines: numbered lines from a byte stream', () => {
+  it('splits lines across chunks, strips \\r, marks blank lines and numbers every line', async () => {
+    const items = await lines(['{"a":1}\r\n{"b"', ':2}\n\n   \n{"c":3}'])
+    expect(items.map((i) => [i.position, text(i)])).toEqual([
+      [1, '{"a":1}'],
+      [2, '{"b":2}'],
+      [3, null],
+      [4, null],
+      [5, '{"c":3}'],
+    ])
+    expect(items[0].bytes).toBe(9)
+  })
+
+  it('skips the lines up to a checkpoint but keeps numbering them', async () => {
+    const items = await lines(['1\n2\n3\n4\n'], 2)
+    expect(items.map((i) => [i.position, text(i)])).toEqual([
+      [3, '3'],
+      [4, '4'],
+    ])
+  })
+
+  it('refuses a line over 1 MiB without holding it, and goes on with the next line', async () => {
+    const long = 'x'.repeat(600 * 1024)
+    const items = await lines([long, long, long + '\n{"ok":1}\n'])
+    expect(items).toHaveLength(2)
+    expect(items[0].error?.message).toMatch(/^import: "line" is 1843200 bytes, longer than the 1048576 bytes a line may have/)
+    expect(text(items[1])).toBe('{"ok":1}')
+  })
+})
+
+describe('parseImportArgs: the import command line', () => {
+  it('reads the options and defaults the checkpoint to FILE.checkpoint', () => {
+    const parsed = parseImportArgs([
+      'events.jsonl.gz',
+      '--write-key',
+      'k',
+      '--host',
+      'http://127.0.0.1:9',
+      '--report',
+      'r.jsonl',
+      '--resume',
+      '--rate',
+      '500',
+      '--strict',
+      '--json',
+    ])
+    expect(parsed).toEqual({
+      command: 'import',
+      options: expect.objectContaining({
+        file: 'events.jsonl.gz',
+        writeKey: 'k',
+        checkpoint: 'events.jsonl.gz.checkpoint',
+        resume: true,
+        rate: 500,
+        strict: true,
+        json: true,
+        dryRun: false,
+      }),
+    })
+  })
+
+  it.each([
+    [[], 'FILE is required: a JSON-lines file, a .gz file or - for standard input'],
+    [['a.jsonl'], "--write-key is required (the source's write key)"],
+    [['a.jsonl', '--write-key', 'k', '--rate', 'fast'], '--rate must be a number greater than 0 (got "fast")'],
+    [['a.jsonl', '--write-key', 'k', '--max-pending', '1.5'], '--max-pending must be an integer greater than 0 (got "1.5")'],
+    [['-', '--write-key', 'k', '--resume'], '--resume with standard input needs --checkpoint FILE'],
+  ])('refuses %j: %s', (argv, message) => {
+    expect(parseImportArgs(argv)).toEqual({ command: 'error', message })
+  })
+
+  it('needs no write key for --dry-run, and names an unknown option', () => {
+    expect(parseImportArgs(['a.jsonl', '--dry-run']).command).toBe('import')
+    expect((parseImportArgs(['a.jsonl', '--resum']) as { message: string }).message).toContain("'--resum'")
+  })
+})
+
+describe('import options and pacing', () => {
+  it('names an invalid option and its rule', () => {
+    expect(() => resolveImportOptions({ maxPending: 0 })).toThrow('importMessages: "maxPending" must be an integer of at least 1')
+    expect(() => resolveImportOptions({ rate: -1 })).toThrow('importMessages: "rate" must be a number greater than 0')
+    expect(() => resolveImportOptions({ onProgress: 'x' as never })).toThrow('"onProgress" must be a function')
+  })
+
+  it('spaces messages so that no more than rate a second are handed over', () => {
+    expect(rateDelayMs(1000, 0, 100, 1000)).toBe(0)
+    expect(rateDelayMs(1000, 50, 100, 1000)).toBe(500)
+    expect(rateDelayMs(1000, 50, 100, 1700)).toBe(0)
+  })
+})
+
+describe('progress rendering', () => {
+  const p = {
+    read: 1500,
+    sent: 1200,
+    refused: 3,
+    failed: 0,
+    pending: 297,
+    bytes: 2_500_000,
+    watermark: 1100,
+    elapsedMs: 10_000,
+    rate: 120.3,
+  }
+
+  it('shows counts, MB, rate, and how far and how long to go when the size is known', () => {
+    expect(progressLine(p, { bytesRead: 250, size: 1000 })).toBe(
+      'read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s · 25% · ETA 0:30',
+    )
+    expect(progressLine(p, { bytesRead: 250, size: undefined })).toBe('read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s')
+  })
+
+  it('ends with a summary table', () => {
+    const table = summaryTable({ ...p, aborted: false, abandoned: 0 }, { report: 'r.jsonl', checkpoint: 'c' })
+    expect(table.split('\n')).toEqual([
+      '  read        1,500 lines',
+      '  sent        1,200',
+      '  refused     3  (see r.jsonl)',
+      '  failed      0',
+      '  bytes       2.5 MB',
+      '  time        10.0 s',
+      '  rate        120 messages/s',
+      '  checkpoint  line 1,100 (c)',
+      '',
+    ])
+  })
+})
+
+describe('createDisplay: how progress is shown', () => {
+  const p = { read: 10, sent: 9, refused: 1, failed: 0, pending: 0, bytes: 1000, watermark: 10, elapsedMs: 1000, rate: 10 }
+  const input = () => ({ bytesRead: 5, size: 10 })
+
+  it('redraws one line in place on a terminal and keeps notices off it', () => {
+    const written: string[] = []
+    const display = createDisplay({ isTTY: true, write: (t: string) => written.push(t) }, false, 5, input)
+    display.show(p)
+    display.notice('Interrupted')
+    display.show(p)
+    expect(written[0]).toBe('\rread 10 · sent 9 · refused 1 · failed 0 · 0.0 MB · 10 msg/s · 50% · ETA 0:01\u001b[K')
+    expect(written[1]).toBe('\r\u001b[KInterrupted\n')
+    expect(display.intervalMs).toBe(250)
+  })
+
+  it('prints JSON events with --json', () => {
+    const written: string[] = []
+    const display = createDisplay({ isTTY: true, write: (t: string) => written.push(t) }, true, 5, input)
+    display.show(p)
+    expect(JSON.parse(written[0])).toEqual({ event: 'progress', ...p, inputBytesRead: 5, inputSize: 10 })
+  })
+})
