@@ -1,3 +1,4 @@
+import { outcomeOnly } from './outcome'
 import { newMessageId } from './message/message-id'
 import type {
   AliasMessage,
@@ -79,8 +80,12 @@ function deliverOne(send: Send, type: MessageType, message: unknown): Promise<De
         messageId = typeof given === 'string' && given.trim() !== '' ? given : given == null || given === '' ? newMessageId() : undefined
         if (messageId !== undefined && messageId !== given) sent = { ...message, messageId }
       }
-      send(type, sent, (error) =>
-        resolve(error === undefined ? { delivered: true, messageId: messageId as string } : { delivered: false, messageId, error }),
+      send(
+        type,
+        sent,
+        outcomeOnly((error) =>
+          resolve(error === undefined ? { delivered: true, messageId: messageId as string } : { delivered: false, messageId, error }),
+        ),
       )
     } catch (err) {
       resolve({ delivered: false, messageId, error: err instanceof Error ? err : new Error(String(err)) })

@@ -1,6 +1,22 @@
 import type { QueuedEntry } from './queue/queue'
 import type { Message } from './types'
 
+const OUTCOME_ONLY = Symbol('eventrail.outcomeOnly')
+
+/**
+ * Marks a callback of the library's own (the awaitable methods, the importer) that takes only the
+ * error: for a request whose callbacks are all such, the messages are not parsed back to hand them
+ * a `batch` they would not read (measured: 13 % of an import's CPU).
+ */
+export function outcomeOnly<F extends (err: Error | undefined) => void>(callback: F): F {
+  ;(callback as F & { [OUTCOME_ONLY]?: true })[OUTCOME_ONLY] = true
+  return callback
+}
+
+function wantsBatch(callback: unknown): boolean {
+  return (callback as { [OUTCOME_ONLY]?: true })[OUTCOME_ONLY] !== true
+}
+
 /**
  * Gives every entry its one outcome: its callback runs once, with `error` when it failed and the
  * messages of its request as sent. The messages are parsed from the JSON already sent, once a
@@ -11,7 +27,7 @@ export function settle(entries: readonly QueuedEntry[], error: Error | undefined
   let batch: Message[] | undefined
   for (const entry of entries) {
     if (entry.callback === undefined) continue
-    batch ??= parseBatch(entries)
+    if (batch === undefined && wantsBatch(entry.callback)) batch = parseBatch(entries)
     try {
       entry.callback(error, batch)
     } catch (err) {

@@ -1,3 +1,4 @@
+import { outcomeOnly } from '../outcome'
 import type { Callback, MessageType } from '../types'
 import { loadLineIdHasher } from './message-id'
 import { rateDelayMs, resolveImportOptions, type ResolvedImportOptions } from './pace'
@@ -149,7 +150,10 @@ class ImportRun {
     if (decoded.error !== undefined) return this.#outcome(item, undefined, decoded.error)
     const type = decoded.type
     try {
-      this.#client[type](decoded.message as never, (err) => this.#outcome(item, type, err))
+      this.#client[type](
+        decoded.message as never,
+        outcomeOnly((err) => this.#outcome(item, type, err)),
+      )
     } catch (err) {
       // The client reports through the callback; a throw here is a bug or a foreign client.
       this.#outcome(item, type, err instanceof Error ? err : new Error(String(err)))
