@@ -1,3 +1,7 @@
+import type * as Crypto from 'node:crypto'
+import { EventrailError } from '../errors'
+import { loadNodeBuiltin } from '../runtime'
+
 /** Derives a message id from one line of a source: its text and its position. */
 export type LineIdHasher = (line: string, position: number) => string
 
@@ -11,7 +15,12 @@ type HashFn = (algorithm: string, data: string, encoding: 'hex') => string
  * lines at different positions are two messages and get two ids.
  */
 export async function loadLineIdHasher(): Promise<LineIdHasher> {
-  const crypto = await import('node:crypto')
+  // Loaded at run time, named where no bundler looks: a Workers or Edge build of the package
+  // (which includes importMessages) must not try to resolve a Node built-in.
+  const crypto = await loadNodeBuiltin<typeof Crypto>('node:crypto')
+  if (crypto === undefined) {
+    throw new EventrailError('import: deriving message ids needs node:crypto, which this runtime lacks; give every message a messageId')
+  }
   // crypto.hash (Node 20.12+) is one call; createHash builds a Hash object per line: 2.5x the time.
   const hash: HashFn =
     typeof (crypto as { hash?: unknown }).hash === 'function'
