@@ -1,29 +1,9 @@
-import { Analytics, DeliveryError, ValidationError, type AnalyticsOptions, type Delivery } from '../../src'
-import { startFaultServer, type Fault, type FaultServer } from './fault-server'
+import { DeliveryError, ValidationError, type Delivery } from '../../src'
+import { faultSession } from './session'
 
 // The awaitable message methods (analytics.deliver.*) and the waitUntil option, over real HTTP.
 
-let servers: FaultServer[] = []
-let clients: Analytics[] = []
-
-afterEach(async () => {
-  for (const client of clients) await client.closeAndFlush({ timeout: 100 }).catch(() => undefined)
-  clients = []
-  for (const server of servers) await server.close()
-  servers = []
-})
-
-async function server(decide?: (index: number, path: string) => Fault): Promise<FaultServer> {
-  const s = await startFaultServer(decide)
-  servers.push(s)
-  return s
-}
-
-function client(s: FaultServer, options: AnalyticsOptions = {}): Analytics {
-  const analytics = new Analytics('await-key', { host: s.url, retryDelay: 1, maxRetryDelay: 5, ...options })
-  clients.push(analytics)
-  return analytics
-}
+const { server, client } = faultSession('await-key')
 
 describe('analytics.deliver', () => {
   it('resolves with delivered and the messageId once the service accepted the message, for all six types', async () => {

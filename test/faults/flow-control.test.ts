@@ -1,32 +1,13 @@
 import { gunzipSync } from 'node:zlib'
-import { Analytics, MAX_BATCH_BYTES, type AnalyticsOptions, type FlushInfo } from '../../src'
-import { startFaultServer, type Fault, type FaultServer } from './fault-server'
+import { MAX_BATCH_BYTES, type FlushInfo } from '../../src'
+import { type FaultServer } from './fault-server'
+import { faultSession } from './session'
 import { Outcomes, trackMessage } from './outcomes'
 
 // Unhandled rejections: Jest 30 fails the running test on any (jest-circus installs its own
 // process listener and hides the real process from test code), so none can pass unnoticed here.
 
-let servers: FaultServer[] = []
-let clients: Analytics[] = []
-
-afterEach(async () => {
-  for (const client of clients) await client.closeAndFlush({ timeout: 100 }).catch(() => undefined)
-  clients = []
-  for (const server of servers) await server.close()
-  servers = []
-})
-
-async function server(decide?: (index: number) => Fault): Promise<FaultServer> {
-  const s = await startFaultServer(decide)
-  servers.push(s)
-  return s
-}
-
-function client(s: FaultServer, options: AnalyticsOptions = {}): Analytics {
-  const analytics = new Analytics('flow-key', { host: s.url, retryDelay: 1, maxRetryDelay: 5, ...options })
-  clients.push(analytics)
-  return analytics
-}
+const { server, client } = faultSession('flow-key')
 
 function ordered(s: FaultServer): boolean {
   return s.requests.every((r) => {

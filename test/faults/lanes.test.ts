@@ -1,36 +1,24 @@
-import { Analytics, DeliveryError, MAX_BATCH_BYTES, type AnalyticsOptions } from '../../src'
+import { Analytics, DeliveryError, MAX_BATCH_BYTES } from '../../src'
 import { ADAPTIVE_IN_FLIGHT } from '../../src/options'
 import { startTestServer, type TestServer } from '../helpers/test-server'
-import { startFaultServer, until, type Fault, type FaultServer } from './fault-server'
+import { until } from './fault-server'
+import { faultSession } from './session'
 import { Outcomes, trackMessage } from './outcomes'
 
 // Delivery against a service that answers late, refuses large bodies or fails: lanes, adaptive
 // concurrency and the 413 split, over real HTTP on 127.0.0.1. Unhandled rejections fail the test.
 
-let servers: FaultServer[] = []
-let clients: Analytics[] = []
 let testServers: TestServer[] = []
+let clients: Analytics[] = []
 
 afterEach(async () => {
+  for (const c of clients) await c.closeAndFlush({ timeout: 100 }).catch(() => undefined)
+  clients = []
   for (const s of testServers) await s.close()
   testServers = []
-  for (const client of clients) await client.closeAndFlush({ timeout: 100 }).catch(() => undefined)
-  clients = []
-  for (const server of servers) await server.close()
-  servers = []
 })
 
-async function server(decide?: (index: number, path: string) => Fault): Promise<FaultServer> {
-  const s = await startFaultServer(decide)
-  servers.push(s)
-  return s
-}
-
-function client(s: FaultServer, options: AnalyticsOptions = {}): Analytics {
-  const analytics = new Analytics('lanes-key', { host: s.url, retryDelay: 1, maxRetryDelay: 5, ...options })
-  clients.push(analytics)
-  return analytics
-}
+const { server, client } = faultSession('lanes-key')
 
 const TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const
 
