@@ -20,7 +20,10 @@ and tests, not for production.
 
 Options:
   --port N                       port to listen on (default ${DEV_DEFAULT_PORT}; 0 picks a free one)
-  --host HOST                    interface to listen on (default 127.0.0.1)
+  --host HOST                    interface to listen on (default 127.0.0.1); one that
+                                 is not loopback needs --expose
+  --expose                       allow --host beyond loopback: the collector then serves
+                                 every message it receives, unauthenticated, to that network
   --write-key KEY                a write key to accept; repeat it or separate keys
                                  with commas (default: any non-empty key)
   --out FILE                     append every message and its verdict to FILE
@@ -47,6 +50,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        expose: { type: 'boolean' },
         'write-key': { type: 'string', multiple: true },
         out: { type: 'string' },
         destinations: { type: 'string' },
@@ -68,6 +72,12 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (positionals[0] !== 'dev' || positionals.length > 1) {
     return { command: 'error', message: `unknown command "${positionals.join(' ')}": the command is "dev"` }
   }
+  if (values.host !== undefined && !isLoopback(values.host) && values.expose !== true) {
+    return {
+      command: 'error',
+      message: `--host ${values.host} is not a loopback address: the collector would serve every message it receives (personal data) to that network without authentication. Add --expose if that is what you want`,
+    }
+  }
   try {
     const options: CollectorOptions = {
       port: values.port === undefined ? DEV_DEFAULT_PORT : integer('--port', values.port, 0),
@@ -87,6 +97,15 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   } catch (err) {
     return { command: 'error', message: (err as Error).message }
   }
+}
+
+/** Whether `host` names only this machine: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopback(host: string): boolean {
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+  return name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name)
 }
 
 function integer(flag: string, text: string, min: number): number {

@@ -1,4 +1,6 @@
+import { isLoopback } from './cli-args'
 import { summarizeRecord } from './format'
+import { safeText } from './terminal-text'
 import { createCollector } from './server'
 import type { Collector, CollectorOptions, MessageRecord } from './types'
 
@@ -15,14 +17,20 @@ export interface DevOutput {
  */
 export async function runDev(options: CollectorOptions, quiet: boolean, output: DevOutput): Promise<Collector> {
   const collector = await createCollector(options)
-  const keys = options.writeKeys?.length ? options.writeKeys.join(', ') : 'any non-empty key'
+  const keys = options.writeKeys?.length ? options.writeKeys.map(safeText).join(', ') : 'any non-empty key'
+  const exposed = options.host !== undefined && !isLoopback(options.host)
   const lines = [
+    ...(exposed
+      ? [
+          `WARNING: listening on ${safeText(options.host ?? '')}, beyond this machine: every message, with its personal data, is served without authentication to anyone who can reach it.`,
+        ]
+      : []),
     `eventrail collector listening on ${collector.url}`,
     `  debugger:      ${collector.url}/`,
     `  write keys:    ${keys}`,
-    `  destinations:  ${options.destinations?.length ? options.destinations.join(', ') : 'none configured'}`,
-    ...(options.out ? [`  writing to:    ${options.out}`] : []),
-    `  client:        new Analytics('${options.writeKeys?.[0] ?? 'WRITE_KEY'}', { host: '${collector.url}' })`,
+    `  destinations:  ${options.destinations?.length ? options.destinations.map(safeText).join(', ') : 'none configured'}`,
+    ...(options.out ? [`  writing to:    ${safeText(options.out)}`] : []),
+    `  client:        new Analytics('${safeText(options.writeKeys?.[0] ?? 'WRITE_KEY')}', { host: '${collector.url}' })`,
     'Press Ctrl+C to stop.',
     '',
   ]
@@ -36,7 +44,9 @@ export function formatLine(record: MessageRecord, color: boolean): string {
   const s = summarizeRecord(record)
   const paint = (code: number, text: string): string => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
   const time = record.receivedAt.slice(11, 23)
-  const verdict = record.verdict === 'accepted' ? paint(32, 'accepted') : paint(31, s.verdict)
-  const where = record.verdict === 'accepted' ? `  → ${s.destinations}` : ''
-  return `${paint(2, time)}  ${s.type.padEnd(8)}  ${s.identity}  ${s.detail}  ${verdict}${where}`
+  // Everything from a request is escaped before it reaches the terminal: no control character
+  // (a clear screen, a fake line with \r, a window title, OSC 52 to the clipboard) gets through.
+  const verdict = record.verdict === 'accepted' ? paint(32, 'accepted') : paint(31, safeText(s.verdict))
+  const where = record.verdict === 'accepted' ? `  → ${safeText(s.destinations)}` : ''
+  return `${paint(2, safeText(time))}  ${safeText(s.type).padEnd(8)}  ${safeText(s.identity)}  ${safeText(s.detail)}  ${verdict}${where}`
 }

@@ -1,3 +1,4 @@
+import { safeText } from './terminal-text'
 import type { MessageRecord } from './types'
 
 /** The columns of a message record, as text. */
@@ -45,7 +46,8 @@ export function summarizeRecord(record: MessageRecord): RecordSummary {
  * ```
  */
 export function formatRecords(records: readonly MessageRecord[]): string {
-  const cells = [COLUMNS.map(([, title]) => title), ...records.map((r) => COLUMNS.map(([key]) => summarizeRecord(r)[key]))]
+  // For a terminal: no control character from a request is written as is.
+  const cells = [COLUMNS.map(([, title]) => title), ...records.map((r) => COLUMNS.map(([key]) => safeText(summarizeRecord(r)[key])))]
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => (i === COLUMNS.length - 1 ? 0 : row[i].length))))
   const line = (row: string[]): string =>
     row

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { recordHeaders } from './page/guard'
 import { MAX_BATCH_BYTES, MAX_MESSAGE_BYTES } from '../limits'
 import { readBody } from './body'
 import { oversizedBatchItem } from './envelope'
@@ -38,7 +39,7 @@ export async function ingest(
   const requestId = store.nextRequestId()
   const result = await readBody(req, endpoint === 'batch' ? MAX_BATCH_BYTES : MAX_MESSAGE_BYTES)
   if (result.kind === 'aborted') return
-  const request = { id: requestId, receivedAt, method: 'POST', path, headers: { ...req.headers }, bytes: result.wireBytes }
+  const request = { id: requestId, receivedAt, method: 'POST', path, headers: recordHeaders(req.headers), bytes: result.wireBytes }
   const refuse = (error: string): void => {
     store.addRequest({ ...request, status: 400, error, messages: 0 })
     reply(res, 400, { success: false, error })

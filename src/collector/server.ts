@@ -5,6 +5,7 @@ import { EventStreams } from './event-streams'
 import { ENDPOINTS, ingest, reply } from './ingest'
 import { JsonLinesWriter } from './jsonl'
 import { normalizeCollectorOptions, type ResolvedCollectorOptions } from './options'
+import { createPageGuard, recordHeaders, type PageGuard } from './page/guard'
 import { servePage } from './page/serve'
 import { RecordStore } from './store'
 import type { Collector, CollectorEvents, CollectorOptions } from './types'
@@ -37,8 +38,10 @@ export async function createCollector(options?: CollectorOptions): Promise<Colle
   const store = new RecordStore(resolved.maxMessages, resolved.maxRequests, writer)
   const streams = new EventStreams(store)
   const waiter = new MessageWaiter(store)
+  // Known once the server listens (its port may be 0 until then); requests come only after.
+  const guarded: { guard?: PageGuard } = {}
   const server = createServer((req, res) => {
-    route(req, res, store, streams, resolved).catch(() => {
+    route(req, res, store, streams, resolved, guarded.guard as PageGuard).catch(() => {
       if (!res.headersSent) reply(res, 500, { success: false, error: 'the collector failed to handle this request' })
       else res.destroy()
     })
@@ -50,6 +53,7 @@ export async function createCollector(options?: CollectorOptions): Promise<Colle
     throw err
   }
   const { port } = server.address() as AddressInfo
+  guarded.guard = createPageGuard(resolved.host, port)
   let closing: Promise<void> | undefined
 
   const collector: Collector = {
@@ -81,9 +85,10 @@ async function route(
   store: RecordStore,
   streams: EventStreams,
   options: ResolvedCollectorOptions,
+  guard: PageGuard,
 ): Promise<void> {
   const path = (req.url ?? '/').split('?', 1)[0]
-  if (!path.startsWith('/v1/')) return servePage(req, res, path, store, streams)
+  if (!path.startsWith('/v1/')) return servePage(req, res, path, store, streams, guard)
   const endpoint = ENDPOINTS.get(path)
   if (endpoint !== undefined && req.method === 'POST') return ingest(req, res, path, endpoint, store, options)
   if (req.method === 'OPTIONS') return preflight(res)
@@ -98,7 +103,7 @@ async function route(
     path,
     status,
     bytes: 0,
-    headers: { ...req.headers },
+    headers: recordHeaders(req.headers),
     error,
     messages: 0,
   })
