@@ -7,8 +7,8 @@ type Listener<K extends keyof CollectorEvents> = (record: CollectorEvents[K]) =>
 export type NewMessageRecord = Omit<MessageRecord, 'id'>
 
 /**
- * The collector's memory: message and request records, oldest first, each list bounded (the
- * oldest go first), every message also appended to the JSON-lines file when there is one, and
+ * The collector's memory: message and request records, oldest first, each list bounded (past
+ * its maximum the oldest eighth goes at once), every message also appended to the JSON-lines file when there is one, and
  * every new record announced to listeners.
  */
 export class RecordStore {
@@ -84,7 +84,10 @@ export class RecordStore {
   }
 }
 
+// Past `max`, the oldest go in one cut down to 7/8 of `max`: a cut moves the whole list, so
+// cutting one record each time cost O(max) per record (a 500 KB batch of 255,000 tiny items
+// blocked every other request ~9 s); cutting an eighth at a time costs O(1) per record, amortized.
 function push<T>(list: T[], item: T, max: number): void {
   list.push(item)
-  if (list.length > max) list.splice(0, list.length - max)
+  if (list.length > max) list.splice(0, list.length - (max - Math.floor(max / 8)))
 }
