@@ -3,6 +3,7 @@ import { recordHeaders } from './page/guard'
 import { MAX_BATCH_BYTES, MAX_MESSAGE_BYTES } from '../limits'
 import { readBody } from './body'
 import { oversizedBatchItem } from './envelope'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth'
 import { judgeRequest } from './judge-request'
 import type { ResolvedCollectorOptions } from './options'
 import { checkContentType, checkWriteKey } from './request-rules'
@@ -45,6 +46,8 @@ export async function ingest(
     reply(res, 400, { success: false, error })
   }
   if (result.kind === 'refused') return refuse(result.error)
+  if (nestsDeeperThan(result.text, MAX_JSON_DEPTH))
+    return refuse(`the body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`)
   let body: unknown
   try {
     body = JSON.parse(result.text)
