@@ -172,6 +172,20 @@ describeWithBrowser('the debugger page in a browser', () => {
     expect(await visible()).toEqual([expect.stringContaining('u2')])
   })
 
+  it('renders a message whose event or name is not a string (any JSON value), and the rows after it', async () => {
+    const weird = [
+      { type: 'track', userId: 'u1', event: { toString: 1 } },
+      { type: 'page', userId: { valueOf: 1 }, name: ['a', { b: null }] },
+      { type: 'track', userId: 'u1', event: 'After' },
+    ]
+    await post(collector.url, '/v1/batch', { batch: weird }, { writeKey: 'browser-key' })
+    await waitForRows(3)
+    const text = (await rows()).map((row) => row.text).join('\n')
+    expect(text).toContain('{"toString":1}')
+    expect(text).toContain('["a",{"b":null}]')
+    expect(text).toContain('After')
+  })
+
   it('shows the full JSON of a message when its row is clicked', async () => {
     await post(collector.url, '/v1/track', { userId: 'u1', event: 'Clicked', properties: { answer: 42 } }, { writeKey: 'browser-key' })
     await waitForRows(1)

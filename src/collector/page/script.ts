@@ -18,17 +18,29 @@ export const PAGE_SCRIPT = String.raw`'use strict'
 
   $('snippet').textContent = "new Analytics('WRITE_KEY', { host: '" + location.origin + "' })"
 
-  function el(tag, className, text) {
+  // Any JSON value as text, safely: String() throws for an object whose toString is not a function.
+  function text(value) {
+    if (typeof value === 'string') return value
+    if (value === undefined || value === null) return ''
+    if (typeof value !== 'object') return String(value)
+    try {
+      return JSON.stringify(value)
+    } catch (err) {
+      return '(unprintable)'
+    }
+  }
+
+  function el(tag, className, content) {
     var node = document.createElement(tag)
     if (className) node.className = className
-    if (text !== undefined && text !== null) node.textContent = String(text)
+    if (content !== undefined && content !== null) node.textContent = text(content)
     return node
   }
 
   function cell(className, content) {
     var td = el('td', className)
     if (content instanceof Node) td.appendChild(content)
-    else if (content !== undefined && content !== null && content !== '') td.textContent = String(content)
+    else if (content !== undefined && content !== null && content !== '') td.textContent = text(content)
     else td.appendChild(el('span', 'none', '—'))
     return td
   }
@@ -46,10 +58,10 @@ export const PAGE_SCRIPT = String.raw`'use strict'
   }
 
   function summary(type, m) {
-    if (type === 'track') return m.event
-    if (type === 'page' || type === 'screen') return m.name
-    if (type === 'group') return m.groupId
-    if (type === 'alias') return (m.previousId || '?') + ' → ' + (m.userId || '?')
+    if (type === 'track') return text(m.event)
+    if (type === 'page' || type === 'screen') return text(m.name)
+    if (type === 'group') return text(m.groupId)
+    if (type === 'alias') return (text(m.previousId) || '?') + ' → ' + (text(m.userId) || '?')
     if (type === 'identify' && m.traits && typeof m.traits === 'object') return Object.keys(m.traits).join(', ')
     return ''
   }
@@ -79,7 +91,7 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     tr.dataset.type = ['identify', 'track', 'page', 'screen', 'group', 'alias'].indexOf(type) === -1 ? '(other)' : type
     tr.dataset.verdict = r.verdict
     tr.dataset.writeKey = r.writeKey || ''
-    tr.title = 'timestamp ' + (m.timestamp || '—') + ' · ' + r.path
+    tr.title = 'timestamp ' + (text(m.timestamp) || '—') + ' · ' + r.path
     tr.appendChild(cell('time', time(r.receivedAt)))
     tr.appendChild(cell('', el('span', 'type', type || '(none)')))
     tr.appendChild(cell('mono', identity(m)))
