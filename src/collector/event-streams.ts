@@ -11,6 +11,12 @@ const BACKLOG_REJECTED = 200
 // EventSource reconnects and starts again from the backlog, so it loses nothing still in memory.
 const MAX_PENDING_BYTES = 4 * 1024 * 1024
 
+// The backlog a connecting page gets is bounded by bytes too (1,000 messages of 32 KB would be
+// 32 MB a connection), and so is the number of live pages: past it, the oldest stream is cut (a
+// page left open in a forgotten tab), so the feed holds at most MAX_STREAMS x (backlog + pending).
+const MAX_BACKLOG_BYTES = 2 * 1024 * 1024
+const MAX_STREAMS = 4
+
 /**
  * The live feed of the debugger page, as server-sent events: `reset` when a page connects (or the
  * records are cleared), then `message` for every message record and `rejected` for every request
@@ -39,7 +45,12 @@ export class EventStreams {
     })
     res.write('retry: 1000\n\n')
     res.write(frame('reset', {}))
-    for (const [event, record] of backlog(this.#store)) res.write(frame(event, record))
+    for (const text of backlogFrames(this.#store)) res.write(text)
+    if (this.#clients.size >= MAX_STREAMS) {
+      const oldest = this.#clients.values().next().value as ServerResponse
+      this.#clients.delete(oldest)
+      oldest.destroy()
+    }
     this.#clients.add(res)
     res.on('close', () => this.#clients.delete(res))
   }
@@ -60,6 +71,20 @@ export class EventStreams {
       } else res.write(text)
     }
   }
+}
+
+// The backlog's frames, oldest first: the newest records that fit in MAX_BACKLOG_BYTES.
+function backlogFrames(store: RecordStore): string[] {
+  const all = backlog(store)
+  const frames: string[] = []
+  let bytes = 0
+  for (let i = all.length - 1; i >= 0; i--) {
+    const text = frame(all[i][0], all[i][1])
+    bytes += text.length
+    if (bytes > MAX_BACKLOG_BYTES) break
+    frames.push(text)
+  }
+  return frames.reverse()
 }
 
 function frame(event: string, data: unknown): string {

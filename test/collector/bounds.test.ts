@@ -1,3 +1,4 @@
+import * as http from 'node:http'
 import { createCollector, type Collector } from '../../src/collector'
 import { post } from './helpers'
 
@@ -36,5 +37,74 @@ describe('deep nesting', () => {
     const text = JSON.stringify({ userId: 'u', event: '{'.repeat(500) + '"\\"[[[' })
     expect((await post(collector.url, '/v1/track', text)).status).toBe(200)
     expect(collector.messages).toHaveLength(2)
+  })
+})
+
+describe('the live feed', () => {
+  /** Opens /events and collects what arrives until `ms` have passed or the server cuts it. */
+  function openFeed(url: string, ms: number): Promise<{ bytes: number; cut: boolean }> {
+    return new Promise((resolve) => {
+      const req = http.get(`${url}/events`, (res) => {
+        let bytes = 0
+        let cut = false
+        const timer = setTimeout(() => {
+          res.destroy()
+          resolve({ bytes, cut })
+        }, ms)
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length))
+        res.on('close', () => {
+          cut = true
+        })
+        res.on('error', () => undefined)
+        res.on('end', () => {
+          clearTimeout(timer)
+          resolve({ bytes, cut: true })
+        })
+      })
+      req.on('error', () => resolve({ bytes: 0, cut: true }))
+    })
+  }
+
+  it('sends a connecting page at most 2 MB of backlog, however large the records', async () => {
+    collector = await createCollector({ port: 0 })
+    const big = { userId: 'u', event: 'Big', properties: { pad: 'x'.repeat(30_000) } }
+    for (let i = 0; i < 100; i++) await post(collector.url, '/v1/track', big)
+    const feed = await openFeed(collector.url, 1500)
+    expect(feed.bytes).toBeGreaterThan(1_000_000)
+    expect(feed.bytes).toBeLessThanOrEqual(2 * 1024 * 1024 + 100)
+  })
+
+  it('feeds at most 4 pages at once: a fifth cuts the oldest', async () => {
+    collector = await createCollector({ port: 0 })
+    // Each stream: resolves `opened` on its first bytes, and `closed` when the server ends it.
+    const open = () => {
+      let opened!: () => void
+      let closed!: () => void
+      const stream = {
+        isClosed: false,
+        opened: new Promise<void>((r) => (opened = r)),
+        closed: new Promise<void>((r) => (closed = r)),
+        req: undefined as http.ClientRequest | undefined,
+      }
+      stream.req = http.get(`${collector.url}/events`, (res) => {
+        res.once('data', () => opened())
+        res.on('error', () => undefined)
+        res.on('close', () => {
+          stream.isClosed = true
+          closed()
+        })
+      })
+      stream.req.on('error', () => undefined)
+      return stream
+    }
+    const streams = [open()]
+    await streams[0].opened
+    for (let i = 0; i < 4; i++) {
+      streams.push(open())
+      await streams[streams.length - 1].opened
+    }
+    await streams[0].closed
+    expect(streams.map((s) => s.isClosed)).toEqual([true, false, false, false, false])
+    for (const s of streams) s.req?.destroy()
   })
 })
