@@ -24,7 +24,11 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2
   }
   const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
-  const collector = await runDev(parsed.options, parsed.quiet, { write: (text) => process.stdout.write(text), color })
+  const collector = await runDev(parsed.options, parsed.quiet, {
+    write: (text) => process.stdout.write(text),
+    error: (text) => process.stderr.write(text),
+    color,
+  })
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)

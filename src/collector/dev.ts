@@ -7,6 +7,8 @@ import type { Collector, CollectorOptions, MessageRecord } from './types'
 /** Where `eventrail dev` writes, and whether it may use ANSI colours. */
 export interface DevOutput {
   write(text: string): unknown
+  /** Where failures go (standard error); `write` when absent. */
+  error?(text: string): unknown
   readonly color: boolean
 }
 
@@ -36,6 +38,8 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
   ]
   output.write(lines.join('\n'))
   if (!quiet) collector.on('message', (record) => output.write(formatLine(record, output.color) + '\n'))
+  // Reported at once, even with --quiet: a full disk must not pass for "accepted" lines.
+  collector.on('error', (err) => (output.error ?? output.write).call(output, `eventrail: ${safeText(err.message)}\n`))
   return collector
 }
 

@@ -26,6 +26,7 @@ const MAX_STREAMS = 4
 export class EventStreams {
   readonly #clients = new Set<ServerResponse>()
   readonly #store: RecordStore
+  #warning: string | undefined
 
   constructor(store: RecordStore) {
     this.#store = store
@@ -34,6 +35,10 @@ export class EventStreams {
       if (record.status === 400) this.#broadcast('rejected', record)
     })
     store.onClear(() => this.#broadcast('reset', {}))
+    store.on('error', (err) => {
+      this.#warning = err.message
+      this.#broadcast('warning', { message: err.message })
+    })
   }
 
   /** Turns `res` into an event stream: the backlog now, new records as they come. */
@@ -46,6 +51,7 @@ export class EventStreams {
     res.write('retry: 1000\n\n')
     res.write(frame('reset', {}))
     for (const text of backlogFrames(this.#store)) res.write(text)
+    if (this.#warning !== undefined) res.write(frame('warning', { message: this.#warning }))
     if (this.#clients.size >= MAX_STREAMS) {
       const oldest = this.#clients.values().next().value as ServerResponse
       this.#clients.delete(oldest)

@@ -34,8 +34,10 @@ import { MessageWaiter } from './wait'
  */
 export async function createCollector(options?: CollectorOptions): Promise<Collector> {
   const resolved = normalizeCollectorOptions(options)
-  const writer = resolved.out === undefined ? undefined : await openOut(resolved.out)
+  const failures: { store?: RecordStore } = {}
+  const writer = resolved.out === undefined ? undefined : await openOut(resolved.out, (err) => failures.store?.addError(err))
   const store = new RecordStore(resolved.maxMessages, resolved.maxRequests, writer)
+  failures.store = store
   const streams = new EventStreams(store)
   const waiter = new MessageWaiter(store)
   // Known once the server listens (its port may be 0 until then); requests come only after.
@@ -123,9 +125,9 @@ function preflight(res: ServerResponse): void {
   res.end()
 }
 
-async function openOut(path: string): Promise<JsonLinesWriter> {
+async function openOut(path: string, onFailure: (err: Error) => void): Promise<JsonLinesWriter> {
   try {
-    return await JsonLinesWriter.open(path)
+    return await JsonLinesWriter.open(path, onFailure)
   } catch (err) {
     throw new EventrailError(`createCollector: "out" cannot be opened for appending: ${path} (${(err as Error).message})`, { cause: err })
   }

@@ -51,6 +51,11 @@ export class RecordStore {
     this.#emit('request', record)
   }
 
+  /** Announces a failure of the collector's own (the `out` file) to `error` listeners. */
+  addError(err: Error): void {
+    this.#emit('error', err)
+  }
+
   /** Forgets every record held in memory (numbering goes on) and tells `onClear` listeners. */
   clear(): void {
     this.messages.length = 0

@@ -133,6 +133,8 @@ export interface CollectorEvents {
   message: MessageRecord
   /** A request to a `/v1/*` endpoint was answered. */
   request: RequestRecord
+  /** The `out` file could not be written (a full disk, a disk slower than the traffic): records are missing from it. */
+  error: Error
 }
 
 /** A running collector: the wire interface on a real `node:http` server, with a live debugger at `/`. */

@@ -1,9 +1,11 @@
 import * as http from 'node:http'
 import { createCollector, type Collector } from '../../src/collector'
+import { runDev } from '../../src/collector/dev'
 import { post } from './helpers'
 
 let collector: Collector
-afterEach(() => collector.close())
+// A collector whose --out failed rejects its close() with that failure: not what these tests check.
+afterEach(() => collector.close().catch(() => undefined))
 
 it('keeps at most maxMessages, the newest, cutting the oldest eighth at once past the bound', async () => {
   collector = await createCollector({ port: 0, maxMessages: 80 })
@@ -106,5 +108,38 @@ describe('the live feed', () => {
     await streams[0].closed
     expect(streams.map((s) => s.isClosed)).toEqual([true, false, false, false, false])
     for (const s of streams) s.req?.destroy()
+  })
+})
+
+describe('--out on a full disk', () => {
+  it('reports the failure at once (error event, stderr of eventrail dev, the live feed)', async () => {
+    const errors: Error[] = []
+    const printed: string[] = []
+    collector = await runDev({ port: 0, out: '/dev/full' }, true, {
+      write: () => undefined,
+      error: (text) => printed.push(text),
+      color: false,
+    })
+    collector.on('error', (err) => errors.push(err))
+    expect((await post(collector.url, '/v1/track', { userId: 'u', event: 'E' })).status).toBe(200)
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => errors.length > 0 && (clearInterval(poll), resolve()), 10)
+    })
+    expect(errors[0].message).toMatch(/^the --out file cannot be written \(ENOSPC/)
+    expect(printed[0]).toMatch(/^eventrail: the --out file cannot be written \(ENOSPC/)
+    const feed = await new Promise<string>((resolve) => {
+      http.get(`${collector.url}/events`, (res) => {
+        let text = ''
+        res.on('data', (chunk: Buffer) => {
+          text += chunk.toString()
+          if (text.includes('event: warning')) {
+            res.destroy()
+            resolve(text)
+          }
+        })
+      })
+    })
+    expect(feed).toMatch(/event: warning\ndata: \{"message":"the --out file cannot be written \(ENOSPC/)
+    await expect(collector.close()).rejects.toThrow(/ENOSPC/)
   })
 })

@@ -18,7 +18,8 @@ export const PAGE_HTML = `<!doctype html>
   </p>
   <p class="status" id="status" data-state="connecting">connecting…</p>
 </header>
-<form class="filters" id="filters" onsubmit="return false">
+<p class="warning" id="warning" role="alert" hidden></p>
+<form class="filters" id="filters">
   <label>Type <select id="filter-type">
     <option value="">all</option><option>identify</option><option>track</option><option>page</option>
     <option>screen</option><option>group</option><option>alias</option><option value="(other)">other</option>

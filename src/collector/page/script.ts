@@ -202,6 +202,8 @@ export const PAGE_SCRIPT = String.raw`'use strict'
   })
   $('detail-close').addEventListener('click', closeDetail)
   Object.keys(filters).forEach(function (k) { filters[k].addEventListener('input', applyFilters) })
+  // No inline handler: the Content-Security-Policy allows scripts from the collector only.
+  $('filters').addEventListener('submit', function (event) { event.preventDefault() })
   $('pause').addEventListener('click', function () {
     paused = !paused
     this.setAttribute('aria-pressed', String(paused))
@@ -222,6 +224,11 @@ export const PAGE_SCRIPT = String.raw`'use strict'
   source.addEventListener('reset', function () { backlog = true; reset(); setTimeout(function () { backlog = false }, 0) })
   source.addEventListener('message', function (e) { receive('message', JSON.parse(e.data), !backlog) })
   source.addEventListener('rejected', function (e) { receive('rejected', JSON.parse(e.data), !backlog) })
+  source.addEventListener('warning', function (e) {
+    var warning = $('warning')
+    warning.textContent = text(JSON.parse(e.data).message)
+    warning.hidden = false
+  })
   updateCounts()
 })()
 `

@@ -48,4 +48,5 @@ aside { position: sticky; top: 0; max-height: 100vh; overflow: auto; background:
 .detail-head { display: flex; align-items: center; justify-content: space-between; padding: 8px 14px; border-bottom: 1px solid var(--line); }
 .detail-head h2 { margin: 0; font-size: 14px; }
 pre { margin: 0; padding: 12px 14px; white-space: pre-wrap; word-break: break-word; }
+.warning { margin: 0; padding: 8px 14px; background: #fdecea; color: #8a1c12; border-bottom: 1px solid #f5c2bd; font-weight: 600; }
 `
