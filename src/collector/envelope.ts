@@ -1,4 +1,3 @@
-import { MAX_MESSAGE_BYTES } from '../limits'
 import { BATCH_TYPES, describeJson, isJsonObject, type Drop, type MessageKind } from './verdict'
 
 /** One message taken out of a request body, before its verdict. */
@@ -45,20 +44,28 @@ export function expandBody(endpoint: MessageKind | 'batch', body: unknown): Item
     return [{ type: null, kind: undefined, message: body, drop }]
   }
   const envelopeDrop = checkEnvelope(body)
-  return body.batch.map((item: unknown) => batchItem(item, body, envelopeDrop))
+  // Items that cannot be messages (not objects, or empty ones) are recorded one by one only up to
+  // a few: a 500 KB batch of 80,000 of them must not become 80,000 records.
+  const items: Item[] = []
+  let notMessages = 0
+  for (const item of body.batch as unknown[]) {
+    const isNotMessage = !isJsonObject(item) || Object.keys(item).length === 0
+    if (isNotMessage && ++notMessages > MAX_NON_MESSAGE_RECORDS) continue
+    items.push(batchItem(item, body, envelopeDrop))
+  }
+  const skipped = notMessages - MAX_NON_MESSAGE_RECORDS
+  if (skipped > 0) {
+    const drop: Drop = {
+      code: 'not_an_object',
+      reason: `batch: ${skipped} more items that cannot be messages (not objects, or empty) were left out, not recorded one by one`,
+    }
+    items.push({ type: null, kind: undefined, message: {}, drop })
+  }
+  return items
 }
 
-/** The 400 error for a batch with an item over 32 KB (measured as compact JSON), or `undefined`. */
-export function oversizedBatchItem(body: unknown): string | undefined {
-  if (!isJsonObject(body) || !Array.isArray(body.batch)) return undefined
-  for (let i = 0; i < body.batch.length; i++) {
-    const bytes = Buffer.byteLength(JSON.stringify(body.batch[i]) ?? '', 'utf8')
-    if (bytes > MAX_MESSAGE_BYTES) {
-      return `batch item ${i} is ${bytes} bytes, over the limit of ${MAX_MESSAGE_BYTES} bytes (32 KB) per message`
-    }
-  }
-  return undefined
-}
+/** Records kept, per batch, for items that cannot be messages; past them, one record says how many more. */
+export const MAX_NON_MESSAGE_RECORDS = 100
 
 /**
  * The batch envelope's `context` and `integrations` merged into an item: keys of the item's own

@@ -143,3 +143,27 @@ describe('--out on a full disk', () => {
     await expect(collector.close()).rejects.toThrow(/ENOSPC/)
   })
 })
+
+describe('hostile batches', () => {
+  it('turns 80,000 empty items into 101 records, not 80,000', async () => {
+    collector = await createCollector({ port: 0 })
+    const body = JSON.stringify({ batch: Array.from({ length: 80_000 }, () => ({})) })
+    expect((await post(collector.url, '/v1/batch', body)).status).toBe(200)
+    expect(collector.messages).toHaveLength(101)
+    expect(collector.messages[100].reason).toBe(
+      'batch: 79900 more items that cannot be messages (not objects, or empty) were left out, not recorded one by one',
+    )
+  })
+
+  it('refuses with 400 a batch whose context, merged into its items, puts them over 32 KB', async () => {
+    collector = await createCollector({ port: 0 })
+    const body = {
+      context: { pad: 'x'.repeat(250_000) },
+      batch: Array.from({ length: 1000 }, () => ({ type: 'track', userId: 'u', event: 'E' })),
+    }
+    const answer = await post(collector.url, '/v1/batch', body)
+    expect(answer.status).toBe(400)
+    expect(answer.body.error).toMatch(/^the batch's context and integrations are \d+ bytes: merged into each item/)
+    expect(collector.messages).toHaveLength(0)
+  })
+})

@@ -1,5 +1,6 @@
 import { isHistorical, routeMessage, selectDestinations } from '../../src/collector/destinations'
-import { expandBody, mergeEnvelope, oversizedBatchItem } from '../../src/collector/envelope'
+import { oversizedBatchItem } from '../../src/collector/batch-size'
+import { expandBody, mergeEnvelope } from '../../src/collector/envelope'
 import { basicUserName, checkContentType, checkWriteKey } from '../../src/collector/request-rules'
 import { basic } from './helpers'
 
@@ -94,7 +95,19 @@ describe('mergeEnvelope and expandBody: the batch envelope', () => {
     expect(oversizedBatchItem({ batch: [fits] })).toBeUndefined()
     const overBytes = Buffer.byteLength(JSON.stringify(over))
     expect(oversizedBatchItem({ batch: [fits, over] })).toBe(
-      `batch item 1 is ${overBytes} bytes, over the limit of 32768 bytes (32 KB) per message`,
+      `batch item 1 is ${overBytes} bytes with the batch's context and integrations merged in, over the limit of 32768 bytes (32 KB) per message`,
+    )
+  })
+
+  it('measures each item with the envelope merged in: a small item under a large context is over', () => {
+    const context = { pad: 'y'.repeat(20 * 1024) }
+    const item = { type: 'track', event: 'E', userId: 'u', properties: { pad: 'x'.repeat(15 * 1024) } }
+    expect(oversizedBatchItem({ batch: [item] })).toBeUndefined()
+    expect(oversizedBatchItem({ context, batch: [item] })).toMatch(
+      /^batch item 0 is \d+ bytes with the batch's context and integrations merged in/,
+    )
+    expect(oversizedBatchItem({ context: { pad: 'y'.repeat(40 * 1024) }, batch: [{}] })).toMatch(
+      /^the batch's context and integrations are \d+ bytes: merged into each item, every item would be over/,
     )
   })
 })

@@ -116,7 +116,9 @@ describe('400: the body is not valid JSON or over a size limit', () => {
     ]
     const response = await post(collector.url, '/v1/batch', { batch })
     expect(response.status).toBe(400)
-    expect(response.body.error).toMatch(/^batch item 1 is \d+ bytes, over the limit of 32768 bytes/)
+    expect(response.body.error).toMatch(
+      /^batch item 1 is \d+ bytes with the batch's context and integrations merged in, over the limit of 32768 bytes/,
+    )
     expect(collector.messages).toHaveLength(0)
   })
 
