@@ -12,6 +12,7 @@ export interface ResolvedCollectorOptions {
   readonly historicalAfterMs: number
   readonly out: string | undefined
   readonly maxMessages: number
+  readonly maxMessageBytes: number
   readonly maxRequests: number
 }
 
@@ -21,6 +22,7 @@ export const COLLECTOR_DEFAULTS = Object.freeze({
   host: '127.0.0.1',
   historicalAfterMs: 5 * 60 * 1000,
   maxMessages: 10_000,
+  maxMessageBytes: 16 * 1024 * 1024,
   maxRequests: 10_000,
 })
 
@@ -62,6 +64,7 @@ export function normalizeCollectorOptions(options: CollectorOptions = {}): Resol
     historicalAfterMs: count(options.historicalAfterMs, 'historicalAfterMs', COLLECTOR_DEFAULTS.historicalAfterMs, 0),
     out: options.out,
     maxMessages: count(options.maxMessages, 'maxMessages', COLLECTOR_DEFAULTS.maxMessages, 1),
+    maxMessageBytes: count(options.maxMessageBytes, 'maxMessageBytes', COLLECTOR_DEFAULTS.maxMessageBytes, 1),
     maxRequests: count(options.maxRequests, 'maxRequests', COLLECTOR_DEFAULTS.maxRequests, 1),
   })
 }

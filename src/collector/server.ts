@@ -36,7 +36,7 @@ export async function createCollector(options?: CollectorOptions): Promise<Colle
   const resolved = normalizeCollectorOptions(options)
   const failures: { store?: RecordStore } = {}
   const writer = resolved.out === undefined ? undefined : await openOut(resolved.out, (err) => failures.store?.addError(err))
-  const store = new RecordStore(resolved.maxMessages, resolved.maxRequests, writer)
+  const store = new RecordStore(resolved.maxMessages, resolved.maxRequests, writer, resolved.maxMessageBytes)
   failures.store = store
   const streams = new EventStreams(store)
   const waiter = new MessageWaiter(store)

@@ -21,13 +21,18 @@ export class RecordStore {
   readonly #writer: JsonLinesWriter | undefined
   readonly #listeners = new Map<keyof CollectorEvents, Set<Listener<never>>>()
   readonly #clearListeners = new Set<() => void>()
+  readonly #maxMessageBytes: number
+  // JSON bytes of each kept message, in the same order as `messages`, and their total.
+  readonly #messageBytes: number[] = []
+  #totalMessageBytes = 0
   #lastMessageId = 0
   #lastRequestId = 0
 
-  constructor(maxMessages: number, maxRequests: number, writer: JsonLinesWriter | undefined) {
+  constructor(maxMessages: number, maxRequests: number, writer: JsonLinesWriter | undefined, maxMessageBytes = Infinity) {
     this.#maxMessages = maxMessages
     this.#maxRequests = maxRequests
     this.#writer = writer
+    this.#maxMessageBytes = maxMessageBytes
   }
 
   /** A number for the next request, so that its messages can point to it before it is answered. */
@@ -38,10 +43,28 @@ export class RecordStore {
   /** Keeps a message record, writes it to the file and announces it. */
   addMessage(fields: NewMessageRecord): MessageRecord {
     const record: MessageRecord = Object.freeze({ id: ++this.#lastMessageId, ...fields })
-    push(this.messages, record, this.#maxMessages)
+    const bytes = (JSON.stringify(record.message) ?? '').length
+    this.messages.push(record)
+    this.#messageBytes.push(bytes)
+    this.#totalMessageBytes += bytes
+    this.#trimMessages()
     this.#writer?.write(record)
     this.#emit('message', record)
     return record
+  }
+
+  // Past either bound, the oldest eighth of what the bound allows goes at once (see `push`).
+  #trimMessages(): void {
+    const overCount = this.messages.length > this.#maxMessages
+    if (!overCount && this.#totalMessageBytes <= this.#maxMessageBytes) return
+    let cut = overCount ? this.messages.length - (this.#maxMessages - Math.floor(this.#maxMessages / 8)) : 0
+    const byteTarget = this.#maxMessageBytes - Math.floor(this.#maxMessageBytes / 8)
+    let removed = 0
+    for (let i = 0; i < cut; i++) removed += this.#messageBytes[i]
+    while (cut < this.messages.length - 1 && this.#totalMessageBytes - removed > byteTarget) removed += this.#messageBytes[cut++]
+    this.messages.splice(0, cut)
+    this.#messageBytes.splice(0, cut)
+    this.#totalMessageBytes -= removed
   }
 
   /** Keeps a request record and announces it. */
@@ -59,6 +82,8 @@ export class RecordStore {
   /** Forgets every record held in memory (numbering goes on) and tells `onClear` listeners. */
   clear(): void {
     this.messages.length = 0
+    this.#messageBytes.length = 0
+    this.#totalMessageBytes = 0
     this.requests.length = 0
     for (const listener of this.#clearListeners) listener()
   }

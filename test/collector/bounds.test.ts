@@ -167,3 +167,14 @@ describe('hostile batches', () => {
     expect(collector.messages).toHaveLength(0)
   })
 })
+
+it('keeps at most maxMessageBytes of message JSON, the newest', async () => {
+  collector = await createCollector({ port: 0, maxMessageBytes: 10_000 })
+  for (let i = 0; i < 40; i++) await post(collector.url, '/v1/track', { userId: 'u', event: `e${i}`, properties: { pad: 'x'.repeat(900) } })
+  const kept = collector.messages
+  const bytes = kept.reduce((sum, r) => sum + JSON.stringify(r.message).length, 0)
+  expect(bytes).toBeLessThanOrEqual(10_000)
+  expect(kept.length).toBeGreaterThanOrEqual(7)
+  expect(kept[kept.length - 1].message.event).toBe('e39')
+  expect(kept.map((r) => r.id)).toEqual(Array.from({ length: kept.length }, (_, i) => 41 - kept.length + i))
+})
