@@ -22,7 +22,7 @@ export const COLLECTOR_DEFAULTS = Object.freeze({
   host: '127.0.0.1',
   historicalAfterMs: 5 * 60 * 1000,
   maxMessages: 10_000,
-  maxMessageBytes: 16 * 1024 * 1024,
+  maxMessageBytes: 8 * 1024 * 1024,
   maxRequests: 10_000,
 })
 

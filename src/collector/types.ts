@@ -49,7 +49,7 @@ export interface CollectorOptions {
    * Most bytes of message JSON kept in memory (each record's message, as JSON text); past it the
    * oldest records are forgotten. Parsed, a message of many tiny objects takes up to ~20x its JSON
    * in the heap, so the default bounds the records to a few hundred MB in the worst case.
-   * @defaultValue 16777216 (16 MiB)
+   * @defaultValue 8388608 (8 MiB)
    */
   maxMessageBytes?: number
   /**
