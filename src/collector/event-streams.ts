@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { publicRecord } from './page/guard'
 import type { RecordStore } from './store'
 import type { MessageRecord, RequestRecord } from './types'
 
@@ -30,7 +31,7 @@ export class EventStreams {
 
   constructor(store: RecordStore) {
     this.#store = store
-    store.on('message', (record) => this.#broadcast('message', record))
+    store.on('message', (record) => this.#broadcast('message', publicRecord(record)))
     store.on('request', (record) => {
       if (record.status === 400) this.#broadcast('rejected', record)
     })
@@ -99,7 +100,7 @@ function frame(event: string, data: unknown): string {
 
 // The last messages and rejected requests in the order they arrived.
 function backlog(store: RecordStore): Array<['message', MessageRecord] | ['rejected', RequestRecord]> {
-  const messages = store.messages.slice(-BACKLOG_MESSAGES).map((r): ['message', MessageRecord] => ['message', r])
+  const messages = store.messages.slice(-BACKLOG_MESSAGES).map((r): ['message', MessageRecord] => ['message', publicRecord(r)])
   const rejected = store.requests
     .filter((r) => r.status === 400)
     .slice(-BACKLOG_REJECTED)

@@ -1,4 +1,5 @@
 import type { JsonLinesWriter } from './jsonl'
+import { publicRecord } from './page/guard'
 import type { CollectorEvents, MessageRecord, RequestRecord } from './types'
 
 type Listener<K extends keyof CollectorEvents> = (record: CollectorEvents[K]) => void
@@ -48,7 +49,7 @@ export class RecordStore {
     this.#messageBytes.push(bytes)
     this.#totalMessageBytes += bytes
     this.#trimMessages()
-    this.#writer?.write(record)
+    this.#writer?.write(publicRecord(record))
     this.#emit('message', record)
     return record
   }

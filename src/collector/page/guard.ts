@@ -75,5 +75,15 @@ function maskAuthorization(value: string): string {
   } catch {
     return 'Basic (unreadable: not kept)'
   }
-  return `Basic ${user.slice(0, Math.min(4, Math.floor(user.length / 2)))}… (write key masked)`
+  return `Basic ${maskWriteKey(user)} (write key masked)`
+}
+
+/** A write key as the collector shows it: its first characters (at most 4, at most half), masked. */
+export function maskWriteKey(writeKey: string): string {
+  return `${writeKey.slice(0, Math.min(4, Math.floor(writeKey.length / 2)))}…`
+}
+
+/** A message record as it leaves the process (the API, the live feed, `--out`): its write key masked. */
+export function publicRecord<T extends { readonly writeKey: string | null }>(record: T): T {
+  return record.writeKey === null ? record : { ...record, writeKey: maskWriteKey(record.writeKey) }
 }

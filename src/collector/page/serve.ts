@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { EventStreams } from '../event-streams'
 import type { RecordStore } from '../store'
-import { PAGE_SECURITY_HEADERS, refuse, type PageGuard } from './guard'
+import { PAGE_SECURITY_HEADERS, publicRecord, refuse, type PageGuard } from './guard'
 import { PAGE_HTML } from './html'
 import { PAGE_SCRIPT } from './script'
 import { PAGE_STYLE } from './style'
@@ -42,7 +42,12 @@ export function servePage(
   } else if (path === '/events' && req.method === 'GET') {
     streams.open(res)
   } else if (path === '/api/messages' && req.method === 'GET') {
-    send(res, 200, 'application/json; charset=utf-8', JSON.stringify({ messages: store.messages, requests: store.requests }))
+    send(
+      res,
+      200,
+      'application/json; charset=utf-8',
+      JSON.stringify({ messages: store.messages.map(publicRecord), requests: store.requests }),
+    )
   } else if (path === '/api/clear' && req.method === 'POST') {
     // CSRF: any page can send a simple POST; only the debugger page itself may clear.
     if (!guard.isSameOrigin(req)) return refuse(res, 'clearing is allowed from the debugger page only (same origin)')
