@@ -1,3 +1,5 @@
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -184,6 +186,53 @@ describeWithBrowser('the debugger page in a browser', () => {
     expect(text).toContain('{"toString":1}')
     expect(text).toContain('["a",{"b":null}]')
     expect(text).toContain('After')
+  })
+
+  it('keeps showing live records after a 3,000-level body, which is refused with 400 and not stored', async () => {
+    const deep = '{"userId":"u","event":"Deep","properties":' + '{"a":'.repeat(3000) + '1' + '}'.repeat(3000) + '}'
+    expect((await post(collector.url, '/v1/track', deep, { writeKey: 'browser-key' })).status).toBe(400)
+    await post(collector.url, '/v1/track', { userId: 'u1', event: 'Still Live' }, { writeKey: 'browser-key' })
+    await waitForRows(2)
+    const shown = await rows()
+    expect(shown[0].text).toContain('Still Live')
+    expect(shown[1]).toMatchObject({ kind: 'rejected' })
+    expect(shown[1].text).toContain('nests deeper than 100 levels')
+    expect(await page.getAttribute('#status', 'data-state')).toBe('live')
+  })
+
+  it('cannot be cleared by a page of another origin, nor framed by it', async () => {
+    await post(collector.url, '/v1/track', { userId: 'u1', event: 'Kept' }, { writeKey: 'browser-key' })
+    await waitForRows(1)
+    // A page from another local server (another origin) tries a simple cross-origin POST and a frame.
+    const evil = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(`<!doctype html><iframe id="f" src="${collector.url}/"></iframe><script>
+        fetch('${collector.url}/api/clear', { method: 'POST', mode: 'no-cors' }).then(() => { document.title = 'sent' }, () => { document.title = 'failed' })
+      </script>`)
+    })
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve))
+    const evilPage = await context.newPage()
+    try {
+      const framed: string[] = []
+      evilPage.on('response', (r) => r.url().startsWith(collector.url) && framed.push(r.headers()['x-frame-options'] ?? ''))
+      // The clear request is answered (403) or blocked by the browser; either way, wait a bounded time for it.
+      const cleared = evilPage.waitForResponse((r) => r.url().endsWith('/api/clear'), { timeout: 5000 }).catch(() => undefined)
+      await evilPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`)
+      const answer = await cleared
+      if (answer !== undefined) expect(answer.status()).toBe(403)
+      expect(collector.messages).toHaveLength(1)
+      expect((await rows()).length).toBe(1)
+      // The frame's answer forbids framing; Chromium shows nothing of the debugger in it.
+      expect(framed).toContain('DENY')
+      const frame = evilPage.frames().find((f) => f.url().startsWith(collector.url))
+      const framedText =
+        frame === undefined ? '' : await frame.evaluate(() => (globalThis as any).document.body?.innerText ?? '').catch(() => '')
+      expect(framedText).not.toContain('Kept')
+    } finally {
+      await evilPage.close()
+      evil.closeAllConnections()
+      await new Promise((resolve) => evil.close(resolve))
+    }
   })
 
   it('shows the full JSON of a message when its row is clicked', async () => {
