@@ -1,3 +1,4 @@
+import { maskWriteKey } from './page/guard'
 import type { Drop } from './verdict'
 
 /** The write key a request authenticates with, and the drop that applies to all its messages, if any. */
@@ -26,7 +27,13 @@ export function checkWriteKey(authorization: string | undefined, writeKeys: Read
     }
   }
   if (writeKeys !== undefined && !writeKeys.has(writeKey)) {
-    return { writeKey, drop: { code: 'unknown_write_key', reason: `unknown write key "${writeKey}": no source of this collector has it` } }
+    return {
+      writeKey,
+      drop: {
+        code: 'unknown_write_key',
+        reason: `unknown write key "${maskWriteKey(writeKey)}" (masked): no source of this collector has it`,
+      },
+    }
   }
   return { writeKey }
 }

@@ -123,7 +123,7 @@ describeWithBrowser('the debugger page in a browser', () => {
     expect(shown[0]).toMatchObject({ kind: 'rejected', verdict: 'rejected' })
     expect(shown[0].text).toContain('400: the body is not valid JSON')
     expect(shown[1]).toMatchObject({ type: 'screen', verdict: 'dropped', writeKey: 'stal…' })
-    expect(shown[1].text).toContain('unknown write key "stale-key"')
+    expect(shown[1].text).toContain('unknown write key "stal…" (masked)')
     expect(shown.slice(2).every((row) => row.verdict === 'accepted')).toBe(true)
     const byEvent = (name: string) => shown.find((row) => row.text.includes(name))
     expect(byEvent('Newsletter Subscribed')).toMatchObject({ destinations: ['Mixpanel'], historical: false })

@@ -125,7 +125,7 @@ describe('request rules: write key and Content-Type', () => {
     expect(checkWriteKey(undefined, undefined).drop?.code).toBe('missing_write_key')
     expect(checkWriteKey(basic('other'), new Set(['dev'])).drop).toEqual({
       code: 'unknown_write_key',
-      reason: 'unknown write key "other": no source of this collector has it',
+      reason: 'unknown write key "ot…" (masked): no source of this collector has it',
     })
     expect(checkWriteKey(basic('dev'), new Set(['dev']))).toEqual({ writeKey: 'dev' })
     expect(checkWriteKey(basic('anything'), undefined)).toEqual({ writeKey: 'anything' })

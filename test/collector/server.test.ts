@@ -176,7 +176,7 @@ describe('200 with a dropped verdict: what the service accepts and then drops', 
       verdict: 'dropped',
       code: 'unknown_write_key',
       writeKey: 'wrong-key',
-      reason: 'unknown write key "wrong-key": no source of this collector has it',
+      reason: 'unknown write key "wron…" (masked): no source of this collector has it',
     })
     expect(collector.messages[0].destinations).toBeUndefined()
   })
