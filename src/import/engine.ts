@@ -7,7 +7,10 @@ import { Watermark } from './watermark'
 import type { ImportIssue, ImportOptions, ImportProgress, ImportSummary } from './types'
 
 /** The part of a client that an import uses: the public message methods with a callback, and `flush()`. */
-export type ImportClient = { [K in MessageType]: (message: never, callback: Callback) => unknown } & { flush(): Promise<void> }
+export type ImportClient = { [K in MessageType]: (message: never, callback: Callback) => unknown } & {
+  /** Sends what is queued; resolves when it has an outcome. */
+  flush(): Promise<void>
+}
 
 /** One item of a source at its position: a line (bytes or text), a message object, or `null` for a blank line. */
 export interface SourceItem {
