@@ -166,6 +166,27 @@ describe('hostile batches', () => {
     expect(answer.body.error).toMatch(/^the batch's context and integrations are \d+ bytes: merged into each item/)
     expect(collector.messages).toHaveLength(0)
   })
+
+  it('refuses with 400 a batch whose envelope, repeated into every item, would stand for over 4 MiB', async () => {
+    collector = await createCollector({ port: 0 })
+    const item = { type: 'track', userId: 'u', event: 'E' }
+    const body = { context: { pad: 'x'.repeat(20_000) }, batch: Array.from({ length: 10_000 }, () => item) }
+    const text = JSON.stringify(body)
+    expect(text.length).toBeLessThan(500 * 1024)
+    const answer = await post(collector.url, '/v1/batch', text)
+    expect(answer.status).toBe(400)
+    expect(answer.body.error).toMatch(
+      /^the batch's 10000 items total \d+ bytes with the batch's context and integrations merged into each, over the limit of 4194304 bytes \(4 MiB\) per batch$/,
+    )
+    expect(collector.messages).toHaveLength(0)
+    expect(collector.requests[0]).toMatchObject({ status: 400, messages: 0 })
+
+    // The same envelope over fewer items is an ordinary batch, stored whole.
+    const fewer = await post(collector.url, '/v1/batch', { ...body, batch: body.batch.slice(0, 150) })
+    expect(fewer.status).toBe(200)
+    expect(collector.messages).toHaveLength(150)
+    expect(collector.messages[149].message.context).toMatchObject({ pad: body.context.pad })
+  })
 })
 
 it('keeps at most maxMessageBytes of message JSON, the newest', async () => {
