@@ -2,15 +2,13 @@ import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { describeThrown, describeValue } from './message/describe'
-import { newMessageId } from './message/message-id'
-import { createIsoClock, normalizeMessage } from './message/normalize'
-import { serializeMessage } from './message/serialize'
-import { snapshotMessage } from './message/snapshot'
-import { validateMessage } from './message/validate'
+import { createIsoClock } from './message/normalize'
+import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
 import { settleLater } from './outcome'
 import { FlushScheduler, type FlushOutcome } from './queue/scheduler'
+import { QUEUE_PARSED_LINE } from './internal'
 import type {
   AliasMessage,
   AnyEvents,
@@ -259,7 +257,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     }
   }
 
-  #enqueue(type: MessageType, message: unknown, callback: Callback | undefined): this {
+  /**
+   * Internal, for `importMessages`: queues a line of JSON text already parsed, validated exactly as
+   * a call's message and, when its text is already what would be sent, sent as written.
+   * @internal
+   */
+  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void {
+    this.#enqueue(type, line, callback, prepareParsedLine)
+  }
+
+  #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
     if (callback !== undefined && typeof callback !== 'function') {
       // There is no callback to give the error to: errorHandler, else a throw.
       this.#refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
@@ -269,9 +276,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     let bytes: number
     try {
       // Read once: validation, normalization and serialization see only the client's own copy.
-      const snapshot = snapshotMessage(type, message)
-      validateMessage(type, snapshot)
-      ;({ json, bytes } = serializeMessage(normalizeMessage(type, snapshot, this.#clock, newMessageId), type === 'alias'))
+      ;({ json, bytes } = prepare(type, message, this.#clock))
     } catch (err) {
       // What the caller's object throws is already a ValidationError naming the field (the
       // snapshot reads every field once, itself); anything else failed in the client or the

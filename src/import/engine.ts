@@ -1,8 +1,8 @@
-import { outcomeOnly } from '../outcome'
 import type { Callback, MessageType } from '../types'
+import { handOver } from './hand-over'
 import { loadLineIdHasher } from './message-id'
 import { rateDelayMs, resolveImportOptions, type ResolvedImportOptions } from './pace'
-import { decodeItem, type IdPolicy } from './to-message'
+import type { IdPolicy } from './to-message'
 import { Watermark } from './watermark'
 import type { ImportIssue, ImportOptions, ImportProgress, ImportSummary } from './types'
 
@@ -148,19 +148,7 @@ class ImportRun {
   }
 
   #send(item: SourceItem): void {
-    if (item.error !== undefined) return this.#outcome(item, undefined, item.error)
-    const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, this.#ids)
-    if (decoded.error !== undefined) return this.#outcome(item, undefined, decoded.error)
-    const type = decoded.type
-    try {
-      this.#client[type](
-        decoded.message as never,
-        outcomeOnly((err) => this.#outcome(item, type, err)),
-      )
-    } catch (err) {
-      // The client reports through the callback; a throw here is a bug or a foreign client.
-      this.#outcome(item, type, err instanceof Error ? err : new Error(String(err)))
-    }
+    handOver(this.#client, item, this.#ids, (type, err) => this.#outcome(item, type, err))
   }
 
   #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined): void {

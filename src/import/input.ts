@@ -28,7 +28,7 @@ export async function openInput(file: string, stdin: Readable): Promise<ImportIn
   }
   const info = await stat(file)
   if (!info.isFile()) throw new Error(`${file} is not a file`)
-  const stream = createReadStream(file, { highWaterMark: 256 * 1024 })
+  const stream = createReadStream(file, { highWaterMark: 64 * 1024 })
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve())
     stream.once('error', reject)

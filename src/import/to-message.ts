@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors'
+import type { ParsedLine } from '../message/prepare'
 import type { MessageType } from '../types'
 import type { LineIdHasher } from './message-id'
 
@@ -6,7 +7,13 @@ const MESSAGE_TYPES: ReadonlySet<string> = new Set(['identify', 'track', 'page',
 
 /** An item read as a message: its type and fields, or why it cannot be one. */
 export type DecodedItem =
-  | { readonly type: MessageType; readonly message: Record<string, unknown>; readonly error?: undefined }
+  | {
+      readonly type: MessageType
+      readonly message: Record<string, unknown>
+      /** A line of text that is the message itself (not a record): its text, for the client to send as written. */
+      readonly line?: ParsedLine
+      readonly error?: undefined
+    }
   | { readonly type?: MessageType; readonly message?: undefined; readonly error: ValidationError }
 
 /** How an item without a `messageId` gets one. */
@@ -44,13 +51,25 @@ export function decodeItem(source: Uint8Array | string | Record<string, unknown>
   if (typeof type !== 'string' || !MESSAGE_TYPES.has(type)) {
     return { error: new ValidationError('type', 'is required and must be one of identify, track, page, screen, group, alias', 'import') }
   }
+  // The line's text is the message when it is not a record and any messageId is its own field, as written.
+  const ownText = isText && message === value ? text : undefined
+  let addedId: string | undefined
   if (message.messageId == null) {
+    const hadField = Object.hasOwn(message, 'messageId')
     const id = ids.custom ? ids.custom(message, position) : undefined
     const derived = id ?? (isText ? ids.hashLine(text, position) : undefined)
-    // A record's message is the collector's: set the id on a copy, never on the caller's object.
-    if (derived !== undefined) message = isText ? Object.assign(message, { messageId: derived }) : { ...message, messageId: derived }
+    if (derived === undefined || hadField) return { type: type as MessageType, message: withId(message, derived, isText) }
+    message = withId(message, derived, isText)
+    addedId = derived
   }
-  return { type: type as MessageType, message }
+  if (ownText === undefined) return { type: type as MessageType, message }
+  return { type: type as MessageType, message, line: { text: ownText, value: message, ...(addedId !== undefined ? { addedId } : {}) } }
+}
+
+// A record's message is the collector's, an object the caller's: the id goes on a copy of them.
+function withId(message: Record<string, unknown>, id: string | undefined, isText: boolean): Record<string, unknown> {
+  if (id === undefined) return message
+  return isText ? Object.assign(message, { messageId: id }) : { ...message, messageId: id }
 }
 
 /** A record of the JSON-lines file that `eventrail dev --out` writes: the message it received, with its verdict. */

@@ -8,6 +8,9 @@ const LIBRARY = Object.freeze({ name: LIBRARY_NAME, version: VERSION })
 // Shared by every message without a context of its own: it is only ever serialized, never mutated.
 const LIBRARY_CONTEXT = Object.freeze({ library: LIBRARY })
 
+/** The `context` of a message that has none of its own, as JSON text. */
+export const LIBRARY_CONTEXT_JSON = JSON.stringify(LIBRARY_CONTEXT)
+
 /**
  * Turns a validated snapshot into the message as it goes on the wire, in place (the snapshot is
  * the client's own object): `type`, a `messageId` unless the caller gave one, an ISO-8601

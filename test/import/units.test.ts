@@ -66,7 +66,14 @@ describe('message ids derived from a line', () => {
 describe('decodeItem: an item as a message', () => {
   it('parses a line, keeps its type and gives it a messageId only when it has none', () => {
     const decoded = decodeItem(Buffer.from('{"type":"track","userId":"u1","event":"E"}'), 3, ids)
-    expect(decoded).toEqual({ type: 'track', message: { type: 'track', userId: 'u1', event: 'E', messageId: 'id-3-42' } })
+    const message = { type: 'track', userId: 'u1', event: 'E', messageId: 'id-3-42' }
+    // The line's own text goes with it: the client may send it as written (see prepareParsedLine).
+    expect(decoded).toEqual({
+      type: 'track',
+      message,
+      line: { text: '{"type":"track","userId":"u1","event":"E"}', value: message, addedId: 'id-3-42' },
+    })
+    expect(decodeItem('{"type":"track","userId":"u1","event":"E","messageId":null}', 3, ids).line).toBeUndefined()
     expect(decodeItem('{"type":"identify","userId":"u1","messageId":"m-1"}', 4, ids).message?.messageId).toBe('m-1')
   })
 

@@ -1,0 +1,37 @@
+import { QUEUE_PARSED_LINE } from '../internal'
+import type { ParsedLine } from '../message/prepare'
+import { outcomeOnly } from '../outcome'
+import type { Callback, MessageType } from '../types'
+import type { ImportClient, SourceItem } from './engine'
+import { decodeItem, type IdPolicy } from './to-message'
+
+// An Analytics client's internal entry for a parsed line: validated as a call is, sent as written.
+interface InternalQueues {
+  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void
+}
+
+/** Gets the outcome of one item handed over: its type (when known) and the error, if any. */
+export type Settle = (type: MessageType | undefined, err: Error | undefined) => void
+
+/**
+ * Hands one item of an import to the client: a line is decoded and given to the client's own
+ * method, or to its internal entry for parsed lines when it is an `Analytics`. `settle` gets the
+ * outcome exactly once: what the client reports, or why the item was refused before it reached
+ * the client.
+ */
+export function handOver(client: ImportClient, item: SourceItem, ids: IdPolicy, settle: Settle): void {
+  const queues = client as Partial<InternalQueues>
+  if (item.error !== undefined) return settle(undefined, item.error)
+  const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, ids)
+  if (decoded.error !== undefined) return settle(undefined, decoded.error)
+  const type = decoded.type
+  const callback = outcomeOnly((err) => settle(type, err ?? undefined))
+  const queueLine = queues[QUEUE_PARSED_LINE]
+  try {
+    if (decoded.line !== undefined && typeof queueLine === 'function') queueLine.call(client, type, decoded.line, callback)
+    else client[type](decoded.message as never, callback)
+  } catch (err) {
+    // The client reports through the callback; a throw here is a bug or a foreign client.
+    settle(type, err instanceof Error ? err : new Error(String(err)))
+  }
+}

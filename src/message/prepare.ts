@@ -1,0 +1,99 @@
+import { nestsDeeperThan } from '../json-depth'
+import { MAX_MESSAGE_BYTES } from '../limits'
+import { utf8ByteLength } from '../runtime'
+import type { MessageType } from '../types'
+import { MAX_NESTING_DEPTH } from './json-copy'
+import { newMessageId } from './message-id'
+import { LIBRARY_CONTEXT_JSON, normalizeMessage } from './normalize'
+import { serializeMessage, type Serialized } from './serialize'
+import { isObject, snapshotMessage, type Snapshot } from './snapshot'
+import { validateMessage } from './validate'
+
+/** Reads, validates and serializes one message for the queue. @throws what the message breaks. */
+export type PrepareMessage<T> = (type: MessageType, message: T, nowIso: () => string) => Serialized
+
+/**
+ * A call's message: read once into the client's own copy, validated, normalized and serialized.
+ * @throws ValidationError naming the field and the rule; MessageTooLargeError over 32 KB.
+ */
+export const prepareCall: PrepareMessage<unknown> = (type, message, nowIso) => {
+  const snapshot = snapshotMessage(type, message)
+  validateMessage(type, snapshot)
+  return serializeMessage(normalizeMessage(type, snapshot, nowIso, newMessageId), type === 'alias')
+}
+
+/** A line of JSON text and what `JSON.parse` made of it: the import's messages. */
+export interface ParsedLine {
+  /** The line, as read. */
+  readonly text: string
+  /**
+   * `JSON.parse(text)`: its `messageId` is the text's own, or `addedId` when there is one (and the
+   * text has no `messageId` field).
+   */
+  readonly value: Record<string, unknown>
+  /** The message id given to a line that had no `messageId` field at all. */
+  readonly addedId?: string
+}
+
+// A number JSON.parse reads as Infinity or 0 (an exponent of 3 digits, 309 digits in a row):
+// JSON.stringify would not write it back as it is, so such a line is re-serialized. Two patterns:
+// V8 runs each far faster than their alternation.
+const LONG_EXPONENT = /[eE][+-]?\d{3}/
+const LONG_DIGITS = /\d{309}/
+// The deepest a line sent as written may nest (its own braces counted): below the copy's limit.
+const MAX_DEPTH = MAX_NESTING_DEPTH - 1
+// Up to this length a line cannot nest deeper than MAX_DEPTH (each level takes 2 characters).
+const SHALLOW_LENGTH = 2 * MAX_DEPTH
+const IDS = ['userId', 'anonymousId', 'previousId', 'groupId'] as const
+const OBJECTS = ['properties', 'traits', 'integrations'] as const
+
+/**
+ * A line's message, validated exactly as a call's, sent as written when its text already is what
+ * the client would send: the fields the client adds (`messageId`, `timestamp`, `context.library`)
+ * go in front of the line's own. JSON is not written a second time for it, which is most of a
+ * call's cost. A line that normalization would change (a number or null id, a `sentAt`, a context
+ * without `library`, numbers JSON cannot write back, deep nesting, over 32 KB as written) goes the
+ * way of a call, through {@link prepareCall}, and ends up the same on the wire.
+ * @throws ValidationError naming the field and the rule; MessageTooLargeError over 32 KB.
+ */
+export const prepareParsedLine: PrepareMessage<ParsedLine> = (type, line, nowIso) => {
+  const { value, addedId } = line
+  const text = line.text.trim()
+  if (!isSentAsWritten(type, value, text)) return prepareCall(type, value, nowIso)
+  validateMessage(type, value as Snapshot)
+  let head = '{'
+  if (addedId !== undefined) head += `"messageId":${JSON.stringify(addedId)},`
+  if (value.timestamp === undefined) head += `"timestamp":"${nowIso()}",`
+  if (value.context === undefined) head += `"context":${LIBRARY_CONTEXT_JSON},`
+  const json = head + text.slice(1)
+  const bytes = utf8ByteLength(json)
+  // Over the limit as written (white space counts): the canonical form decides, and names the size.
+  if (bytes > MAX_MESSAGE_BYTES) return prepareCall(type, value, nowIso)
+  return { json, bytes }
+}
+
+function isSentAsWritten(type: MessageType, value: Record<string, unknown>, text: string): boolean {
+  if (type === 'alias' || value.type !== type || text.charCodeAt(0) !== 0x7b || Object.hasOwn(value, 'sentAt')) return false
+  if (typeof value.messageId !== 'string') return false
+  if (Object.hasOwn(value, 'timestamp') && typeof value.timestamp !== 'string') return false
+  const context = value.context
+  if (context !== undefined && !(isObject(context) && Object.hasOwn(context, 'library'))) return false
+  for (const id of IDS) {
+    const v = value[id]
+    if (v !== undefined && (typeof v !== 'string' || v.trim() === '')) return false
+  }
+  for (const name of OBJECTS) {
+    const v = value[name]
+    if (v !== undefined && v !== null && !isObject(v)) return false
+  }
+  // A lone surrogate (a string line, not read from bytes) would go out as U+FFFD; a call escapes it.
+  if (!isWellFormed(text)) return false
+  if (LONG_EXPONENT.test(text) || (text.length >= 309 && LONG_DIGITS.test(text))) return false
+  return text.length <= SHALLOW_LENGTH || !nestsDeeperThan(text, MAX_DEPTH)
+}
+
+const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed
+// String#isWellFormed (Node 20+); without it, any surrogate at all sends the line the way of a call.
+function isWellFormed(text: string): boolean {
+  return wellFormed !== undefined ? wellFormed.call(text) : !/[\ud800-\udfff]/.test(text)
+}
