@@ -14,7 +14,7 @@ export type DecodedItem =
       readonly line?: ParsedLine
       readonly error?: undefined
     }
-  | { readonly type?: MessageType; readonly message?: undefined; readonly error: ValidationError }
+  | { readonly type?: MessageType; readonly message?: undefined; readonly line?: undefined; readonly error: ValidationError }
 
 /** How an item without a `messageId` gets one. */
 export interface IdPolicy {
