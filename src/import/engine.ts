@@ -1,26 +1,13 @@
-import type { Callback, MessageType } from '../types'
+import type { MessageType } from '../types'
 import { handOver } from './hand-over'
 import { loadLineIdHasher } from './message-id'
 import { rateDelayMs, resolveImportOptions, type ResolvedImportOptions } from './pace'
+import type { ImportClient, SourceItem } from './source'
+import { callListener, Tally } from './tally'
 import type { IdPolicy } from './to-message'
-import { Watermark } from './watermark'
-import type { ImportIssue, ImportOptions, ImportProgress, ImportSummary } from './types'
+import type { ImportOptions, ImportProgress, ImportSummary } from './types'
 
-/** The part of a client that an import uses: the public message methods with a callback, and `flush()`. */
-export type ImportClient = { [K in MessageType]: (message: never, callback: Callback) => unknown } & {
-  /** Sends what is queued; resolves when it has an outcome. */
-  flush(): Promise<void>
-}
-
-/** One item of a source at its position: a line (bytes or text), a message object, or `null` for a blank line. */
-export interface SourceItem {
-  readonly position: number
-  readonly source: Uint8Array | string | Record<string, unknown> | null
-  /** Bytes of the line (0 for an object): counted against `maxPendingBytes`. */
-  readonly bytes: number
-  /** Why the item is refused before it is read (a line too long to hold). */
-  readonly error?: Error
-}
+export type { ImportClient, SourceItem } from './source'
 
 // A refused message is one the client validated and would never send; anything else is a failure.
 const REFUSALS = new Set(['ValidationError', 'MessageTooLargeError'])
@@ -49,15 +36,7 @@ class ImportRun {
   readonly #options: ResolvedImportOptions
   readonly #ids: IdPolicy
   readonly #hooks: ImportOptions
-  readonly #watermark: Watermark
-  readonly #startMs = Date.now()
-  #read = 0
-  #sent = 0
-  #refused = 0
-  #failed = 0
-  #pending = 0
-  #pendingBytes = 0
-  #bytes = 0
+  readonly #tally: Tally
   #handed = 0
   #stopped = false
   #aborted = false
@@ -70,7 +49,7 @@ class ImportRun {
     this.#options = options
     this.#ids = ids
     this.#hooks = hooks
-    this.#watermark = new Watermark(options.firstPosition - 1)
+    this.#tally = new Tally(options.firstPosition - 1)
   }
 
   async run(items: AsyncIterable<readonly SourceItem[]>): Promise<ImportSummary> {
@@ -102,19 +81,7 @@ class ImportRun {
 
   /** The counts so far. */
   snapshot(): ImportProgress {
-    const elapsedMs = Date.now() - this.#startMs
-    const done = this.#sent + this.#refused + this.#failed
-    return {
-      read: this.#read,
-      sent: this.#sent,
-      refused: this.#refused,
-      failed: this.#failed,
-      pending: this.#pending,
-      bytes: this.#bytes,
-      watermark: this.#watermark.value,
-      elapsedMs,
-      rate: elapsedMs > 0 ? (done * 1000) / elapsedMs : 0,
-    }
+    return this.#tally.progress()
   }
 
   async #readAll(batches: AsyncIterable<readonly SourceItem[]>): Promise<void> {
@@ -123,24 +90,28 @@ class ImportRun {
     // Leaving the loop ends the source (`return()`): a file stream is closed.
     outer: for await (const batch of batches) {
       for (const item of batch) {
-        this.#read += 1
+        this.#tally.read += 1
         if (item.source === null) {
-          this.#watermark.pass(item.position)
+          this.#tally.watermark.pass(item.position)
           continue
         }
-        this.#bytes += item.bytes
-        while (!this.#stopped && this.#pending > 0 && (this.#pending >= maxPending || this.#pendingBytes + item.bytes > maxPendingBytes)) {
+        this.#tally.bytes += item.bytes
+        while (
+          !this.#stopped &&
+          this.#tally.pending > 0 &&
+          (this.#tally.pending >= maxPending || this.#tally.pendingBytes + item.bytes > maxPendingBytes)
+        ) {
           await this.#nextOutcome()
         }
         if (this.#stopped) break outer
         if (rate !== undefined) {
-          const delay = rateDelayMs(this.#startMs, this.#handed, rate, Date.now())
+          const delay = rateDelayMs(this.#tally.startMs, this.#handed, rate, Date.now())
           if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
         }
         this.#handed += 1
-        this.#pending += 1
-        this.#pendingBytes += item.bytes
-        this.#watermark.open(item.position)
+        this.#tally.pending += 1
+        this.#tally.pendingBytes += item.bytes
+        this.#tally.watermark.open(item.position)
         this.#send(item)
       }
       if (this.#stopped) break
@@ -153,8 +124,8 @@ class ImportRun {
 
   #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined): void {
     if (err === undefined) {
-      this.#sent += 1
-      this.#watermark.close(item.position)
+      this.#tally.sent += 1
+      this.#tally.watermark.close(item.position)
     } else if (err.name === 'QueueFullError') {
       // A client shared with other work is full: that is backpressure, not a failure. The message
       // stays pending (it keeps its place under the bounds) and is handed over again shortly.
@@ -164,10 +135,10 @@ class ImportRun {
     } else {
       const isRefused = REFUSALS.has(err.name)
       const strict = this.#options.strict
-      if (isRefused) this.#refused += 1
-      else this.#failed += 1
-      this.#watermark.close(item.position, !isRefused || strict)
-      this.#issue({
+      if (isRefused) this.#tally.refused += 1
+      else this.#tally.failed += 1
+      this.#tally.watermark.close(item.position, !isRefused || strict)
+      callListener(this.#hooks, 'onIssue', {
         position: item.position,
         outcome: isRefused ? 'refused' : 'failed',
         ...(type ? { type } : {}),
@@ -179,8 +150,8 @@ class ImportRun {
         this.#stop()
       }
     }
-    this.#pending -= 1
-    this.#pendingBytes -= item.bytes
+    this.#tally.pending -= 1
+    this.#tally.pendingBytes -= item.bytes
     const wake = this.#wake
     this.#wake = undefined
     wake?.()
@@ -220,11 +191,11 @@ class ImportRun {
             this.#stop()
           }, timeout)
     try {
-      while (this.#pending > 0 && !isExpired) await this.#nextOutcome()
+      while (this.#tally.pending > 0 && !isExpired) await this.#nextOutcome()
     } finally {
       clearTimeout(timer)
     }
-    return this.#pending
+    return this.#tally.pending
   }
 
   #stop(): void {
@@ -235,20 +206,6 @@ class ImportRun {
   }
 
   #progress(): void {
-    const onProgress = this.#hooks.onProgress
-    if (onProgress === undefined) return
-    try {
-      onProgress(this.snapshot())
-    } catch {
-      // The caller's progress display must not stop the import.
-    }
-  }
-
-  #issue(issue: ImportIssue): void {
-    try {
-      this.#hooks.onIssue?.(issue)
-    } catch {
-      // Same: a throwing issue listener must not stop the import.
-    }
+    if (this.#hooks.onProgress !== undefined) callListener(this.#hooks, 'onProgress', this.snapshot())
   }
 }

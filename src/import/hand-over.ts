@@ -2,7 +2,7 @@ import { QUEUE_PARSED_LINE } from '../internal'
 import type { ParsedLine } from '../message/prepare'
 import { outcomeOnly } from '../outcome'
 import type { Callback, MessageType } from '../types'
-import type { ImportClient, SourceItem } from './engine'
+import type { ImportClient, SourceItem } from './source'
 import { decodeItem, type IdPolicy } from './to-message'
 
 // An Analytics client's internal entry for a parsed line: validated as a call is, sent as written.

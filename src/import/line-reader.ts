@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors'
-import type { SourceItem } from './engine'
+import type { SourceItem } from './source'
 
 /**
  * Longest line held in memory. A message may be at most 32 KB once serialized; a longer line
