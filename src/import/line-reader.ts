@@ -13,9 +13,9 @@ const CARRIAGE_RETURN = 0x0d
 
 /**
  * Splits a byte stream into numbered lines (1-based; `\n` or `\r\n`), yielded a chunk's lines at a
- * time, without decoding them: each item is a view of the bytes read, so a line is neither copied nor decoded before the import
- * needs it. Lines up to `skipThrough` (a checkpoint) are counted, not yielded. A blank line is
- * yielded with a `null` source: it has its outcome at once.
+ * time (one await a chunk, not a line). Each line is decoded from its range of the chunk read, so
+ * that no object is made per line but its text. Lines up to `skipThrough` (a checkpoint) are
+ * counted, not decoded. A blank line is yielded with a `null` source: it has its outcome at once.
  */
 export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough = 0): AsyncGenerator<SourceItem[]> {
   let position = 0
@@ -28,8 +28,10 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       position += 1
       if (position > skipThrough) {
-        if (isOverlong || carryBytes + end - start > MAX_LINE_BYTES) items.push(overlong(position, carryBytes + end - start))
-        else items.push(lineItem(position, join(carry, carryBytes, chunk.subarray(start, end))))
+        const bytes = carryBytes + end - start
+        if (isOverlong || bytes > MAX_LINE_BYTES) items.push(overlong(position, bytes))
+        else if (carry.length === 0) items.push(lineItem(position, decode(chunk, start, end), bytes))
+        else items.push(lineItem(position, decodeJoined(carry, chunk.subarray(start, end)), bytes))
       }
       carry = []
       carryBytes = 0
@@ -49,20 +51,37 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
   if (carryBytes > 0) {
     position += 1
     if (position > skipThrough)
-      yield [isOverlong ? overlong(position, carryBytes) : lineItem(position, join(carry, carryBytes, new Uint8Array(0)))]
+      yield [isOverlong ? overlong(position, carryBytes) : lineItem(position, decodeJoined(carry, new Uint8Array(0)), carryBytes)]
   }
 }
 
-function join(carry: Uint8Array[], carryBytes: number, tail: Uint8Array): Uint8Array {
-  if (carry.length === 0) return tail
-  return Buffer.concat([...carry, tail], carryBytes + tail.length)
+const utf8Decoder = new TextDecoder()
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer
+
+// UTF-8 text of chunk[start, end). A Buffer decodes its own range, without a view of it; the same
+// decoder serves a line joined from two chunks, so that a line's text (and its id) never depends
+// on where the chunks were cut.
+function decode(chunk: Uint8Array, start: number, end: number): string {
+  if (NodeBuffer !== undefined && NodeBuffer.isBuffer(chunk)) return chunk.toString('utf8', start, end)
+  return utf8Decoder.decode(chunk.subarray(start, end))
 }
 
-function lineItem(position: number, bytes: Uint8Array): SourceItem {
-  let length = bytes.length
-  if (length > 0 && bytes[length - 1] === CARRIAGE_RETURN) length -= 1
-  const line = length === bytes.length ? bytes : bytes.subarray(0, length)
-  return { position, source: isBlank(line) ? null : line, bytes: bytes.length + 1 }
+function decodeJoined(carry: Uint8Array[], tail: Uint8Array): string {
+  const parts = [...carry, tail]
+  const total = parts.reduce((sum, part) => sum + part.length, 0)
+  const joined = NodeBuffer !== undefined ? NodeBuffer.allocUnsafe(total) : new Uint8Array(total)
+  let offset = 0
+  for (const part of parts) {
+    joined.set(part, offset)
+    offset += part.length
+  }
+  return decode(joined, 0, total)
+}
+
+// A line of `bytes` bytes (without its newline); its text loses a final \r.
+function lineItem(position: number, text: string, bytes: number): SourceItem {
+  const line = text.charCodeAt(text.length - 1) === CARRIAGE_RETURN ? text.slice(0, -1) : text
+  return { position, source: isBlank(line) ? null : line, bytes: bytes + 1 }
 }
 
 function overlong(position: number, bytes: number): SourceItem {
@@ -74,9 +93,9 @@ function overlong(position: number, bytes: number): SourceItem {
   return { position, source: '', bytes: 0, error }
 }
 
-function isBlank(line: Uint8Array): boolean {
+function isBlank(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
-    const c = line[i]
+    const c = line.charCodeAt(i)
     if (c !== 0x20 && c !== 0x09 && c !== CARRIAGE_RETURN) return false
   }
   return true

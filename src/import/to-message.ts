@@ -63,13 +63,16 @@ export function decodeItem(source: Uint8Array | string | Record<string, unknown>
     addedId = derived
   }
   if (ownText === undefined) return { type: type as MessageType, message }
-  return { type: type as MessageType, message, line: { text: ownText, value: message, ...(addedId !== undefined ? { addedId } : {}) } }
+  const line: ParsedLine = addedId !== undefined ? { text: ownText, value: message, addedId } : { text: ownText, value: message }
+  return { type: type as MessageType, message, line }
 }
 
 // A record's message is the collector's, an object the caller's: the id goes on a copy of them.
 function withId(message: Record<string, unknown>, id: string | undefined, isText: boolean): Record<string, unknown> {
   if (id === undefined) return message
-  return isText ? Object.assign(message, { messageId: id }) : { ...message, messageId: id }
+  if (!isText) return { ...message, messageId: id }
+  message.messageId = id
+  return message
 }
 
 /** A record of the JSON-lines file that `eventrail dev --out` writes: the message it received, with its verdict. */

@@ -101,6 +101,29 @@ describe('decodeItem: an item as a message', () => {
 })
 
 describe('readLines: numbered lines from a byte stream', () => {
+  it('decodes a line the same wherever the chunks were cut, invalid UTF-8 included (its id depends on its text)', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"a":"é'), Buffer.from([0xff, 0xe2, 0x82]), Buffer.from('x"}\n')])
+    const whole: SourceItem[] = []
+    for await (const batch of readLines(
+      (async function* () {
+        yield bytes
+      })(),
+    ))
+      whole.push(...batch)
+    for (let cut = 1; cut < bytes.length - 1; cut++) {
+      const split: SourceItem[] = []
+      for await (const batch of readLines(
+        (async function* () {
+          yield bytes.subarray(0, cut)
+          yield bytes.subarray(cut)
+        })(),
+      ))
+        split.push(...batch)
+      expect(split[0].source).toBe(whole[0].source)
+    }
+    expect(whole[0].source).toBe(bytes.subarray(0, -1).toString('utf8'))
+  })
+
   it('splits lines across chunks, strips \\r, marks blank lines and numbers every line', async () => {
     const items = await lines(['{"a":1}\r\n{"b"', ':2}\n\n   \n{"c":3}'])
     expect(items.map((i) => [i.position, text(i)])).toEqual([
