@@ -119,8 +119,11 @@ class ImportRun {
   }
 
   #send(item: SourceItem): void {
-    handOver(this.#client, item, this.#ids, (type, err) => this.#outcome(item, type, err))
+    handOver(this.#client, item, this.#ids, this.#settle)
   }
+
+  // One function for every item: the callback of each message is its only closure.
+  readonly #settle = (item: SourceItem, type: MessageType | undefined, err: Error | undefined): void => this.#outcome(item, type, err)
 
   #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined): void {
     if (err === undefined) {

@@ -10,8 +10,8 @@ interface InternalQueues {
   [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void
 }
 
-/** Gets the outcome of one item handed over: its type (when known) and the error, if any. */
-export type Settle = (type: MessageType | undefined, err: Error | undefined) => void
+/** Gets the outcome of one item handed over: the item, its type (when known) and the error, if any. */
+export type Settle = (item: SourceItem, type: MessageType | undefined, err: Error | undefined) => void
 
 /**
  * Hands one item of an import to the client: a line is decoded and given to the client's own
@@ -21,17 +21,17 @@ export type Settle = (type: MessageType | undefined, err: Error | undefined) => 
  */
 export function handOver(client: ImportClient, item: SourceItem, ids: IdPolicy, settle: Settle): void {
   const queues = client as Partial<InternalQueues>
-  if (item.error !== undefined) return settle(undefined, item.error)
+  if (item.error !== undefined) return settle(item, undefined, item.error)
   const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, ids)
-  if (decoded.error !== undefined) return settle(undefined, decoded.error)
+  if (decoded.error !== undefined) return settle(item, undefined, decoded.error)
   const type = decoded.type
-  const callback = outcomeOnly((err) => settle(type, err ?? undefined))
+  const callback = outcomeOnly((err) => settle(item, type, err ?? undefined))
   const queueLine = queues[QUEUE_PARSED_LINE]
   try {
     if (decoded.line !== undefined && typeof queueLine === 'function') queueLine.call(client, type, decoded.line, callback)
     else client[type](decoded.message as never, callback)
   } catch (err) {
     // The client reports through the callback; a throw here is a bug or a foreign client.
-    settle(type, err instanceof Error ? err : new Error(String(err)))
+    settle(item, type, err instanceof Error ? err : new Error(String(err)))
   }
 }
