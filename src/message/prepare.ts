@@ -66,7 +66,8 @@ export const prepareParsedLine: PrepareMessage<ParsedLine> = (type, line, nowIso
   if (value.timestamp === undefined) head += `"timestamp":"${nowIso()}",`
   if (value.context === undefined) head += `"context":${LIBRARY_CONTEXT_JSON},`
   const json = head + text.slice(1)
-  const bytes = utf8ByteLength(json)
+  // Counted on the parts: measuring `json` itself would flatten it (a copy of the line).
+  const bytes = utf8ByteLength(head) + utf8ByteLength(text) - 1
   // Over the limit as written (white space counts): the canonical form decides, and names the size.
   if (bytes > MAX_MESSAGE_BYTES) return prepareCall(type, value, nowIso)
   return { json, bytes }
