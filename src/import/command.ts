@@ -7,6 +7,7 @@ import { createDisplay, type Output } from './display'
 import { runImport } from './engine'
 import { openInput, type ImportInput } from './input'
 import { readLines } from './line-reader'
+import { IMPORT_RSS_BUDGET_BYTES, keepMemoryNear } from './memory-budget'
 import { IssueReport } from './report'
 import type { ImportSummary } from './types'
 
@@ -93,6 +94,7 @@ async function importFile(
     controller.abort()
   }
   process.on('SIGINT', onSigint)
+  const stopMemoryBudget = keepMemoryNear(IMPORT_RSS_BUDGET_BYTES)
   if (start > 0) display.notice(`Resuming after line ${start.toLocaleString('en-US')} (${o.checkpoint})`)
   let summary: ImportSummary
   try {
@@ -112,6 +114,7 @@ async function importFile(
       onIssue: (issue) => report.add(issue),
     })
   } finally {
+    stopMemoryBudget()
     process.off('SIGINT', onSigint)
     input.close()
   }

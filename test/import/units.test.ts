@@ -1,6 +1,7 @@
 import { parseImportArgs } from '../../src/import/args'
 import { formatHexAsUuid, loadLineIdHasher } from '../../src/import/message-id'
 import { readLines } from '../../src/import/line-reader'
+import { keepMemoryNear, loadGc } from '../../src/import/memory-budget'
 import { rateDelayMs, resolveImportOptions } from '../../src/import/pace'
 import { createDisplay } from '../../src/import/display'
 import { progressLine, summaryTable } from '../../src/import/render'
@@ -270,5 +271,46 @@ describe('createDisplay: how progress is shown', () => {
     const display = createDisplay({ isTTY: true, write: (t: string) => written.push(t) }, true, 5, input)
     display.show(p)
     expect(JSON.parse(written[0])).toEqual({ event: 'progress', ...p, inputBytesRead: 5, inputSize: 10 })
+  })
+})
+
+describe('keepMemoryNear: the CLI keeps its RSS near a budget', () => {
+  it("gets V8's gc at run time, and a collection frees garbage", () => {
+    const gc = loadGc()
+    expect(typeof gc).toBe('function')
+    gc!()
+    const before = process.memoryUsage().heapUsed
+    let garbage: unknown[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i, text: `line ${i}` }))
+    expect(garbage.length).toBe(200_000)
+    garbage = undefined
+    const grown = process.memoryUsage().heapUsed
+    gc!()
+    expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 5_000_000)
+    expect(process.memoryUsage().heapUsed).toBeLessThan(before + 5_000_000)
+  })
+
+  it('collects while past the budget, at most every 150 ms, not under it, and stops when told', async () => {
+    let rss = 200e6
+    let collections = 0
+    const startMs = Date.now()
+    const stop = keepMemoryNear(128e6, { rss: () => rss, collect: () => (collections += 1) })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    // However late the timers run on a busy machine: at least one, never two within 150 ms.
+    expect(collections).toBeGreaterThanOrEqual(1)
+    expect(collections).toBeLessThanOrEqual(Math.floor((Date.now() - startMs) / 150) + 1)
+    rss = 100e6
+    const under = collections
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(collections).toBe(under)
+    rss = 200e6
+    stop()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(collections).toBe(under)
+  })
+
+  it('does nothing where no gc can be had', () => {
+    const stop = keepMemoryNear(1, { collect: undefined })
+    expect(typeof stop).toBe('function')
+    stop()
   })
 })
