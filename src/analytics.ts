@@ -4,6 +4,7 @@ import { MAX_TIMER_MS } from './limits'
 import { describeThrown, describeValue } from './message/describe'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
+import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
 import { settleLater } from './outcome'
@@ -272,11 +273,10 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       this.#refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
       return this
     }
-    let json: string
-    let bytes: number
+    let serialized: Serialized
     try {
       // Read once: validation, normalization and serialization see only the client's own copy.
-      ;({ json, bytes } = prepare(type, message, this.#clock))
+      serialized = prepare(type, message, this.#clock)
     } catch (err) {
       // What the caller's object throws is already a ValidationError naming the field (the
       // snapshot reads every field once, itself); anything else failed in the client or the
@@ -293,7 +293,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       this.#refuse(error, callback, true)
       return this
     }
-    const refused = this.#scheduler.enqueue(json, bytes, type === 'alias', callback)
+    const refused = this.#scheduler.enqueue(serialized, type === 'alias', callback)
     if (refused !== undefined) this.#refuse(refused, callback, false)
     return this
   }

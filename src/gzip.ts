@@ -13,13 +13,16 @@ export function canGzip(): boolean {
   return typeof CompressionStream === 'function' || nodeBuiltin('node:zlib') !== undefined
 }
 
-/** `text` in UTF-8, gzipped: with `node:zlib` where the host has it, else with `CompressionStream`. */
-export async function gzipText(text: string): Promise<Uint8Array> {
+/**
+ * `text` in UTF-8 (or those bytes themselves), gzipped: with `node:zlib` where the host has it,
+ * else with `CompressionStream`.
+ */
+export async function gzipText(text: string | Uint8Array): Promise<Uint8Array> {
   const zlib = await loadNodeBuiltin<typeof Zlib>('node:zlib')
   if (zlib) {
     return new Promise((resolve, reject) => zlib.gzip(text, (err, result) => (err ? reject(err) : resolve(result))))
   }
-  return pipeThrough(new CompressionStream('gzip'), new TextEncoder().encode(text))
+  return pipeThrough(new CompressionStream('gzip'), typeof text === 'string' ? new TextEncoder().encode(text) : text)
 }
 
 /**

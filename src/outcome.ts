@@ -1,3 +1,4 @@
+import { messageText } from './message/serialize'
 import type { QueuedEntry } from './queue/queue'
 import type { Message } from './types'
 
@@ -38,7 +39,7 @@ export function settle(entries: readonly QueuedEntry[], error: Error | undefined
 
 /** The messages of entries, as they were sent. */
 export function parseBatch(entries: readonly QueuedEntry[]): Message[] {
-  return entries.map((entry) => JSON.parse(entry.json) as Message)
+  return entries.map((entry) => JSON.parse(messageText(entry)) as Message)
 }
 
 /** Runs a callback for a message that was never queued, after the current call returns. */

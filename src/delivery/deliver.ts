@@ -2,7 +2,7 @@ import { DeliveryError, TimeoutError } from '../errors'
 import type { AttemptSignal } from '../queue/in-flight-limit'
 import { setUnrefTimeout } from '../timers'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
-import type { Transport, TransportResponse } from './transport'
+import type { RequestBody, Transport, TransportResponse } from './transport'
 
 /** One retry about to happen: reported to `on('retry')` listeners. */
 export interface RetryInfo {
@@ -47,7 +47,7 @@ export interface DeliveryContext {
  * signal per request, so nothing of one request (in Workers: of one incoming request) touches another.
  * @throws DeliveryError when it fails for good; TimeoutError when `stop` aborts it.
  */
-export async function deliverRequest(path: string, body: string, ctx: DeliveryContext, stop: AbortSignal): Promise<void> {
+export async function deliverRequest(path: string, body: RequestBody, ctx: DeliveryContext, stop: AbortSignal): Promise<void> {
   const startedMs = ctx.now()
   for (let attempt = 0; ; attempt++) {
     let status: number | undefined
@@ -109,7 +109,7 @@ async function waitForRetry(
 
 async function attemptOnce(
   path: string,
-  body: string,
+  body: RequestBody,
   ctx: DeliveryContext,
   timeoutMs: number,
   stop: AbortSignal,

@@ -12,10 +12,18 @@ export interface TransportResponse {
   readonly retryAfter: string | null
 }
 
+/** A request body: JSON text, or that text already in UTF-8 bytes. */
+export type RequestBody = string | Uint8Array
+
 /** Sends request bodies. Knows HTTP, not batching; rejects only for network errors and aborts. */
 export interface Transport {
+  /**
+   * Whether a body may be given as bytes: not when the caller's own `fetch` sends, which gets text
+   * as it always has (a test's fake fetch may read it as a string).
+   */
+  readonly acceptsBytes: boolean
   /** POSTs one JSON body to `path` (e.g. `/v1/batch`) under the host. */
-  send(path: string, body: string, signal: AbortSignal): Promise<TransportResponse>
+  send(path: string, body: RequestBody, signal: AbortSignal): Promise<TransportResponse>
 }
 
 /** What the HTTP transport needs to know. */
@@ -91,6 +99,7 @@ export function createHttpTransport(options: TransportOptions): Transport {
   // invocation" when its `this` is the options object.
   const userFetch = options.fetch
   return {
+    acceptsBytes: userFetch === undefined,
     async send(path, body, signal) {
       const payload = gzip ? await gzipText(body) : body
       const send = userFetch ?? (await loadDefaultFetch())

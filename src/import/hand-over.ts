@@ -22,7 +22,7 @@ export type Settle = (item: SourceItem, type: MessageType | undefined, err: Erro
 export function handOver(client: ImportClient, item: SourceItem, ids: IdPolicy, settle: Settle): void {
   const queues = client as Partial<InternalQueues>
   if (item.error !== undefined) return settle(item, undefined, item.error)
-  const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, ids)
+  const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, ids, item.textBytes)
   if (decoded.error !== undefined) return settle(item, undefined, decoded.error)
   const type = decoded.type
   const callback = outcomeOnly((err) => settle(item, type, err ?? undefined))

@@ -22,7 +22,7 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
   let carry: Uint8Array[] = []
   let carryBytes = 0
   let isOverlong = false
-  for await (const chunk of chunks) {
+  for await (const chunk of withoutByteOrderMark(chunks)) {
     const items: SourceItem[] = []
     let start = 0
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
@@ -55,7 +55,42 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
   }
 }
 
-const utf8Decoder = new TextDecoder()
+const BYTE_ORDER_MARK = [0xef, 0xbb, 0xbf]
+
+/**
+ * The chunks without a UTF-8 byte order mark at the very start (as some Windows tools write one):
+ * it is not part of the first line. Anywhere else, the bytes stay as they are.
+ */
+async function* withoutByteOrderMark(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let head: Uint8Array | undefined = new Uint8Array(0)
+  for await (const chunk of chunks) {
+    if (head === undefined) {
+      yield chunk
+      continue
+    }
+    const joined: Uint8Array = head.length === 0 ? chunk : concat(head, chunk)
+    // Not yet three bytes, and all of them are the mark's so far: wait for more.
+    if (joined.length < BYTE_ORDER_MARK.length && joined.every((byte, i) => byte === BYTE_ORDER_MARK[i])) {
+      head = joined
+      continue
+    }
+    head = undefined
+    const hasMark = BYTE_ORDER_MARK.every((byte, i) => joined[i] === byte)
+    const rest = hasMark ? joined.subarray(BYTE_ORDER_MARK.length) : joined
+    if (rest.length > 0) yield rest
+  }
+  if (head !== undefined && head.length > 0) yield head
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = NodeBuffer !== undefined ? NodeBuffer.allocUnsafe(a.length + b.length) : new Uint8Array(a.length + b.length)
+  joined.set(a, 0)
+  joined.set(b, a.length)
+  return joined
+}
+
+// ignoreBOM: a mark inside the input stays in the line's text, as Buffer#toString keeps it.
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true })
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer
 
 // UTF-8 text of chunk[start, end). A Buffer decodes its own range, without a view of it; the same
@@ -78,11 +113,17 @@ function decodeJoined(carry: Uint8Array[], tail: Uint8Array): string {
   return decode(joined, 0, total)
 }
 
-// A line of `bytes` bytes (without its newline); its text loses a final \r.
+// A line of `bytes` bytes (without its newline); its text loses a final \r. When no byte was
+// replaced by U+FFFD in decoding, the text is the bytes, and their count its UTF-8 length.
 function lineItem(position: number, text: string, bytes: number): SourceItem {
-  const line = text.charCodeAt(text.length - 1) === CARRIAGE_RETURN ? text.slice(0, -1) : text
-  return { position, source: isBlank(line) ? null : line, bytes: bytes + 1 }
+  const hasReturn = text.charCodeAt(text.length - 1) === CARRIAGE_RETURN
+  const line = hasReturn ? text.slice(0, -1) : text
+  if (isBlank(line)) return { position, source: null, bytes: bytes + 1 }
+  const textBytes = line.indexOf(REPLACEMENT_CHARACTER) === -1 ? bytes - (hasReturn ? 1 : 0) : undefined
+  return textBytes === undefined ? { position, source: line, bytes: bytes + 1 } : { position, source: line, bytes: bytes + 1, textBytes }
 }
+
+const REPLACEMENT_CHARACTER = '\ufffd'
 
 function overlong(position: number, bytes: number): SourceItem {
   const error = new ValidationError(

@@ -12,6 +12,8 @@ export interface SourceItem {
   readonly source: Uint8Array | string | Record<string, unknown> | null
   /** Bytes of the line (0 for an object): counted against `maxPendingBytes`. */
   readonly bytes: number
+  /** UTF-8 bytes of a line's text (`source`), when the reader knows them. */
+  readonly textBytes?: number
   /** Why the item is refused before it is read (a line too long to hold). */
   readonly error?: Error
 }

@@ -29,8 +29,14 @@ export interface IdPolicy {
  * a record of `eventrail dev --out` (it has `verdict`, `receivedAt` and the received `message`)
  * stands for its message; the `type` field must name one of the six kinds. A message without a
  * `messageId` gets one from `ids`. The message's own fields are checked later, by the client itself.
+ * `textBytes`: the UTF-8 length of a string source, when the caller knows it.
  */
-export function decodeItem(source: Uint8Array | string | Record<string, unknown>, position: number, ids: IdPolicy): DecodedItem {
+export function decodeItem(
+  source: Uint8Array | string | Record<string, unknown>,
+  position: number,
+  ids: IdPolicy,
+  textBytes?: number,
+): DecodedItem {
   const text = typeof source === 'string' ? source : source instanceof Uint8Array ? utf8(source) : undefined
   const isText = text !== undefined
   let value: unknown = source
@@ -63,7 +69,10 @@ export function decodeItem(source: Uint8Array | string | Record<string, unknown>
     addedId = derived
   }
   if (ownText === undefined) return { type: type as MessageType, message }
-  const line: ParsedLine = addedId !== undefined ? { text: ownText, value: message, addedId } : { text: ownText, value: message }
+  // The bytes given are those of a string source; a Uint8Array's are its length, unless decoding
+  // replaced some (they were not UTF-8).
+  const bytes = typeof source === 'string' ? textBytes : ownText.includes('\ufffd') ? undefined : (source as Uint8Array).length
+  const line: ParsedLine = { text: ownText, value: message, addedId, bytes }
   return { type: type as MessageType, message, line }
 }
 

@@ -33,13 +33,14 @@ export interface ParsedLine {
   readonly value: Record<string, unknown>
   /** The message id given to a line that had no `messageId` field at all. */
   readonly addedId?: string
+  /** UTF-8 bytes of `text`, when the reader knows them (it read the bytes): not counted again. */
+  readonly bytes?: number
 }
 
 // A number JSON.parse reads as Infinity or 0 (an exponent of 3 digits, 309 digits in a row):
-// JSON.stringify would not write it back as it is, so such a line is re-serialized. Two patterns:
-// V8 runs each far faster than their alternation.
+// JSON.stringify would not write it back as it is, so such a line is re-serialized.
 const LONG_EXPONENT = /[eE][+-]?\d{3}/
-const LONG_DIGITS = /\d{309}/
+const LONG_DIGIT_RUN = 309
 // The deepest a line sent as written may nest (its own braces counted): below the copy's limit.
 const MAX_DEPTH = MAX_NESTING_DEPTH - 1
 // Up to this length a line cannot nest deeper than MAX_DEPTH (each level takes 2 characters).
@@ -61,16 +62,23 @@ export const prepareParsedLine: PrepareMessage<ParsedLine> = (type, line, nowIso
   const text = line.text.trim()
   if (!isSentAsWritten(type, value, text)) return prepareCall(type, value, nowIso)
   validateMessage(type, value as Snapshot)
+  // The head is ASCII (a date, the library's name and version), but for an id of the caller's own:
+  // its length is its bytes, and measuring it would flatten it.
   let head = '{'
-  if (addedId !== undefined) head += `"messageId":${JSON.stringify(addedId)},`
+  let headExtraBytes = 0
+  if (addedId !== undefined) {
+    const idJson = JSON.stringify(addedId)
+    headExtraBytes = utf8ByteLength(idJson) - idJson.length
+    head += `"messageId":${idJson},`
+  }
   if (value.timestamp === undefined) head += `"timestamp":"${nowIso()}",`
   if (value.context === undefined) head += `"context":${LIBRARY_CONTEXT_JSON},`
-  const json = head + text.slice(1)
-  // Counted on the parts: measuring `json` itself would flatten it (a copy of the line).
-  const bytes = utf8ByteLength(head) + utf8ByteLength(text) - 1
+  // Counted on the parts: measuring them joined would flatten them (a copy of the line).
+  const textBytes = line.bytes !== undefined && text === line.text ? line.bytes : utf8ByteLength(text)
+  const bytes = head.length + headExtraBytes + textBytes - 1
   // Over the limit as written (white space counts): the canonical form decides, and names the size.
   if (bytes > MAX_MESSAGE_BYTES) return prepareCall(type, value, nowIso)
-  return { json, bytes }
+  return head.length === 1 ? { json: text, bytes } : { json: text, bytes, head }
 }
 
 function isSentAsWritten(type: MessageType, value: Record<string, unknown>, text: string): boolean {
@@ -89,7 +97,7 @@ function isSentAsWritten(type: MessageType, value: Record<string, unknown>, text
   }
   // A lone surrogate (a string line, not read from bytes) would go out as U+FFFD; a call escapes it.
   if (!isWellFormed(text)) return false
-  if (LONG_EXPONENT.test(text) || (text.length >= 309 && LONG_DIGITS.test(text))) return false
+  if (LONG_EXPONENT.test(text) || hasLongDigitRun(text)) return false
   return text.length <= SHALLOW_LENGTH || !nestsDeeperThan(text, MAX_DEPTH)
 }
 
@@ -97,4 +105,25 @@ const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boole
 // String#isWellFormed (Node 20+); without it, any surrogate at all sends the line the way of a call.
 function isWellFormed(text: string): boolean {
   return wellFormed !== undefined ? wellFormed.call(text) : !/[\ud800-\udfff]/.test(text)
+}
+
+/**
+ * Whether `text` has 309 digits in a row. Such a run covers one of every 309th character, so only
+ * those are looked at, and the run around each that is a digit: a few reads a line, not a regular
+ * expression's attempt at every digit.
+ */
+export function hasLongDigitRun(text: string): boolean {
+  for (let i = LONG_DIGIT_RUN - 1; i < text.length; i += LONG_DIGIT_RUN) {
+    if (!isDigit(text.charCodeAt(i))) continue
+    let start = i
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--
+    let end = i + 1
+    while (end < text.length && isDigit(text.charCodeAt(end))) end++
+    if (end - start >= LONG_DIGIT_RUN) return true
+  }
+  return false
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39
 }

@@ -4,10 +4,22 @@ import { utf8ByteLength } from '../runtime'
 import type { Message } from '../types'
 import { describeThrown } from './describe'
 
-/** A message serialized once, at enqueue: its JSON text and the UTF-8 byte length of that text. */
+/**
+ * A message serialized once, at enqueue: its JSON text and the UTF-8 byte length of that text. A
+ * line of an import sent as written keeps its own text as `json`, and the fields the client adds
+ * in front of it as `head`: the message is then `head + json.slice(1)` (see {@link messageText}),
+ * never joined into one string of its own (that would copy the line once more).
+ */
 export interface Serialized {
   readonly json: string
   readonly bytes: number
+  /** Fields put in front of `json`'s own, from its opening `{` up to a comma: `{"messageId":"…",`. */
+  readonly head?: string
+}
+
+/** The JSON text of a serialized message. */
+export function messageText(serialized: Serialized): string {
+  return serialized.head === undefined ? serialized.json : serialized.head + serialized.json.slice(1)
 }
 
 /** Bytes that `,"sentAt":"<24-char ISO date>"` adds to a single-message body such as `/v1/alias`. */

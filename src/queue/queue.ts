@@ -6,6 +6,8 @@ export interface QueuedEntry {
   readonly seq: number
   readonly json: string
   readonly bytes: number
+  /** Fields in front of `json`'s own (see `Serialized`): the message is `head + json.slice(1)`. */
+  readonly head?: string | undefined
   /** Alias goes to `/v1/alias` in a request of its own; everything else is batched. */
   readonly isAlias: boolean
   readonly callback: Callback | undefined

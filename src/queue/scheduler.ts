@@ -3,10 +3,11 @@ import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
 import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
+import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
 import { AttemptSlots } from './attempt-slots'
 import { BatchLimit } from './batch-limit'
-import { buildBatchBody, buildSingleBody } from './batch'
+import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
@@ -91,7 +92,7 @@ export class FlushScheduler implements Drainable {
   }
 
   /** Takes a serialized message, or returns why it cannot (closed, queue full). */
-  enqueue(json: string, bytes: number, isAlias: boolean, callback: Callback | undefined): Error | undefined {
+  enqueue({ json, bytes, head }: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
     const { maxQueueSize, maxQueueBytes } = this.#options
     if (this.#pendingCount >= maxQueueSize || this.#pendingBytes + bytes > maxQueueBytes) {
@@ -99,7 +100,7 @@ export class FlushScheduler implements Drainable {
         `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
       )
     }
-    this.#lanes.push({ seq: ++this.#seq, json, bytes, isAlias, callback })
+    this.#lanes.push({ seq: ++this.#seq, json, bytes, head, isAlias, callback })
     this.#pendingBytes += bytes
     if (++this.#pendingCount === 1) holdsWork(this)
     this.#triggers.afterEnqueue(this.#seq, this.#lanes.length)
@@ -207,8 +208,11 @@ export class FlushScheduler implements Drainable {
       return
     }
     const sentAt = new Date().toISOString()
-    const body = entries[0].isAlias ? buildSingleBody(entries[0], sentAt) : buildBatchBody(entries, sentAt)
-    deliverRequest(request.path, body, this.#deliveryContext(), request.stop.signal).then(
+    const context = this.#deliveryContext()
+    const body = entries[0].isAlias
+      ? buildSingleBody(entries[0], sentAt)
+      : ((context.transport.acceptsBytes ? buildBatchBytes(entries, sentAt, request.bytes) : undefined) ?? buildBatchBody(entries, sentAt))
+    deliverRequest(request.path, body, context, request.stop.signal).then(
       () => this.#finish(request, undefined),
       (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
     )

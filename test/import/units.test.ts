@@ -61,6 +61,10 @@ describe('message ids derived from a line', () => {
     expect(hash('{"type":"track"}', 8)).not.toBe(id)
     expect(hash('{"type":"track" }', 7)).not.toBe(id)
     expect(formatHexAsUuid('f'.repeat(64))).toBe('ffffffff-ffff-8fff-bfff-ffffffffffff')
+    // The position goes into the last 48 bits: one hash, a different id at every position.
+    expect(formatHexAsUuid('f'.repeat(64), 1)).toBe('ffffffff-ffff-8fff-bfff-fffffffffffe')
+    expect(formatHexAsUuid('0'.repeat(64), 2 ** 24 + 5)).toBe('00000000-0000-8000-8000-000001000005')
+    expect(formatHexAsUuid('0'.repeat(64), 2 ** 48 - 1)).toBe('00000000-0000-8000-8000-ffffffffffff')
   })
 })
 
@@ -72,7 +76,7 @@ describe('decodeItem: an item as a message', () => {
     expect(decoded).toEqual({
       type: 'track',
       message,
-      line: { text: '{"type":"track","userId":"u1","event":"E"}', value: message, addedId: 'id-3-42' },
+      line: { text: '{"type":"track","userId":"u1","event":"E"}', value: message, addedId: 'id-3-42', bytes: 42 },
     })
     expect(decodeItem('{"type":"track","userId":"u1","event":"E","messageId":null}', 3, ids).line).toBeUndefined()
     expect(decodeItem('{"type":"identify","userId":"u1","messageId":"m-1"}', 4, ids).message?.messageId).toBe('m-1')
@@ -151,6 +155,47 @@ describe('readLines: numbered lines from a byte stream', () => {
     expect(items).toHaveLength(2)
     expect(items[0].error?.message).toMatch(/^import: "line" is 1843200 bytes, longer than the 1048576 bytes a line may have/)
     expect(text(items[1])).toBe('{"ok":1}')
+  })
+})
+
+describe('readLines: what it knows of a line besides its text', () => {
+  async function fromBytes(parts: Buffer[]): Promise<SourceItem[]> {
+    const out: SourceItem[] = []
+    for await (const batch of readLines(
+      (async function* () {
+        for (const part of parts) yield part
+      })(),
+    ))
+      out.push(...batch)
+    return out
+  }
+
+  it('gives the UTF-8 bytes of the text of a line, unless decoding replaced some', async () => {
+    const items = await fromBytes([
+      Buffer.from('{"a":"plain"}\n{"b":"東京 🚀"}\r\n'),
+      Buffer.concat([Buffer.from('{"c":"'), Buffer.from([0xff]), Buffer.from('"}\n')]),
+    ])
+    expect(items[0].textBytes).toBe(Buffer.byteLength(items[0].source as string))
+    expect(items[1].textBytes).toBe(Buffer.byteLength(items[1].source as string))
+    expect(items[1].textBytes).toBe(Buffer.byteLength('{"b":"東京 🚀"}'))
+    // 0xff became U+FFFD (3 bytes): the count of the bytes read would be wrong.
+    expect(items[2].textBytes).toBeUndefined()
+  })
+
+  it('drops a UTF-8 byte order mark at the start, even one split across chunks, and only there', async () => {
+    const mark = Buffer.from([0xef, 0xbb, 0xbf])
+    const body = Buffer.from('{"a":1}\n{"b":2}\n')
+    for (let cut = 0; cut <= 4; cut++) {
+      const whole = Buffer.concat([mark, body])
+      const items = await fromBytes([whole.subarray(0, cut), whole.subarray(cut)].filter((part) => part.length > 0))
+      expect(items.map((i) => [i.position, i.source])).toEqual([
+        [1, '{"a":1}'],
+        [2, '{"b":2}'],
+      ])
+    }
+    const inside = await fromBytes([Buffer.concat([body, mark, Buffer.from('{"c":3}\n')])])
+    expect(inside[2].source).toBe('\ufeff{"c":3}')
+    expect(await fromBytes([Buffer.from([0xef, 0xbb])])).toEqual([{ position: 1, source: '\ufffd', bytes: 3 }])
   })
 })
 

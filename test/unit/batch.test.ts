@@ -1,4 +1,12 @@
-import { planBatch, buildBatchBody, buildSingleBody, bodyBytes, splitInHalves, BATCH_ENVELOPE_BYTES } from '../../src/queue/batch'
+import {
+  planBatch,
+  buildBatchBody,
+  buildBatchBytes,
+  buildSingleBody,
+  bodyBytes,
+  splitInHalves,
+  BATCH_ENVELOPE_BYTES,
+} from '../../src/queue/batch'
 import type { QueuedEntry } from '../../src/queue/queue'
 import { MessageQueue } from '../../src/queue/queue'
 import { MAX_BATCH_BYTES } from '../../src'
@@ -89,5 +97,48 @@ describe('MessageQueue', () => {
     expect(q.take(1000)).toHaveLength(500)
     expect(q.length).toBe(0)
     expect(q.bytes).toBe(0)
+  })
+})
+
+describe('buildBatchBytes: the batch body written straight into bytes', () => {
+  const entryOf = (json: string, bytes = Buffer.byteLength(json)): QueuedEntry => ({
+    seq: 1,
+    json,
+    bytes,
+    isAlias: false,
+    callback: undefined,
+  })
+
+  it('writes exactly the UTF-8 of the text body, ASCII and multi-byte messages alike', () => {
+    const entries = [
+      entryOf('{"a":"plain"}'),
+      entryOf('{"b":"crème brûlée — 東京"}'),
+      entryOf('{"c":"🚀 and an escaped lone surrogate \\ud800"}'),
+    ]
+    // Lines of an import, with the fields the client adds kept apart (head), ASCII or not.
+    for (const [head, json] of [
+      ['{"messageId":"m1",', '{"d":1}'],
+      ['{"messageId":"ü-1","timestamp":"2026-01-01T00:00:00.000Z",', '{"e":"東京"}'],
+    ]) {
+      const bytes = Buffer.byteLength(head) + Buffer.byteLength(json) - 1
+      entries.push({ seq: 1, json, bytes, head, isAlias: false, callback: undefined })
+    }
+    const bytes = buildBatchBytes(entries, SENT_AT, bodyBytes(entries))
+    expect(bytes).toBeDefined()
+    expect(Buffer.from(bytes as Uint8Array).equals(Buffer.from(buildBatchBody(entries, SENT_AT)))).toBe(true)
+    const batch = JSON.parse(Buffer.from(bytes as Uint8Array).toString('utf8')).batch
+    expect(batch).toHaveLength(5)
+    expect(batch[4]).toEqual({ messageId: 'ü-1', timestamp: '2026-01-01T00:00:00.000Z', e: '東京' })
+  })
+
+  it('gives up (the text is sent instead) when a count does not hold, never a cut body', () => {
+    // The counts are exact by construction (utf8ByteLength, or the bytes a line was read from); a
+    // string as long as its count is taken for ASCII.
+    const short = [entryOf('{"a":"crème"}', 12)] // 14 bytes in fact
+    expect(buildBatchBytes(short, SENT_AT, bodyBytes(short))).toBeUndefined()
+    const long = [entryOf('{"a":1}', 9)]
+    expect(buildBatchBytes(long, SENT_AT, bodyBytes(long))).toBeUndefined()
+    const ok = [entryOf('{"a":1}')]
+    expect(buildBatchBytes(ok, SENT_AT, bodyBytes(ok) + 1)).toBeUndefined()
   })
 })

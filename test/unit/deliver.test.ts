@@ -3,7 +3,7 @@ import { DeliveryError, TimeoutError } from '../../src'
 
 function context(overrides: Partial<DeliveryContext>): DeliveryContext {
   return {
-    transport: { send: () => Promise.resolve({ status: 503, retryAfter: null }) },
+    transport: { acceptsBytes: false, send: () => Promise.resolve({ status: 503, retryAfter: null }) },
     policy: { maxRetries: 3, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
     timeoutMs: 1000,
     sleep: () => Promise.resolve(),
@@ -45,7 +45,7 @@ describe('deliverRequest', () => {
     const signals: string[] = []
     let calls = 0
     const ctx = context({
-      transport: { send: () => Promise.resolve({ status: calls++ === 0 ? 503 : 200, retryAfter: null }) },
+      transport: { acceptsBytes: false, send: () => Promise.resolve({ status: calls++ === 0 ? 503 : 200, retryAfter: null }) },
       attemptEnded: (_path, signal) => signals.push(signal),
     })
     await deliverRequest('/v1/alias', '{}', ctx, new AbortController().signal)

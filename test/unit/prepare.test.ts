@@ -1,4 +1,5 @@
-import { prepareCall, prepareParsedLine, type ParsedLine } from '../../src/message/prepare'
+import { hasLongDigitRun, prepareCall, prepareParsedLine, type ParsedLine } from '../../src/message/prepare'
+import { messageText } from '../../src/message/serialize'
 import type { MessageType } from '../../src/types'
 
 // A line of an import is sent as written when its text already is what a call would send; either
@@ -18,16 +19,18 @@ function asCall(type: MessageType, text: string, addedId?: string): unknown {
 
 const sameAsCall = (type: MessageType, text: string, addedId?: string): void => {
   const prepared = prepareParsedLine(type, line(text, addedId), now)
-  expect(JSON.parse(prepared.json)).toEqual(asCall(type, text, addedId))
-  expect(prepared.bytes).toBe(Buffer.byteLength(prepared.json))
+  expect(JSON.parse(messageText(prepared))).toEqual(asCall(type, text, addedId))
+  expect(prepared.bytes).toBe(Buffer.byteLength(messageText(prepared)))
 }
 
 describe('prepareParsedLine', () => {
   it('sends a plain line as written, with messageId, timestamp and context.library in front', () => {
     const text = '{"type":"track","userId":"u1","event":"Order Completed","properties":{"total":12.5,"items":[1,2]}}'
     const prepared = prepareParsedLine('track', line(text, 'id-1'), now)
-    expect(prepared.json.endsWith(text.slice(1))).toBe(true)
-    expect(prepared.json.startsWith('{"messageId":"id-1","timestamp":"2026-11-25T00:00:00.000Z","context":{"library":')).toBe(true)
+    // The line itself is kept, and what goes in front of it apart: never joined into a copy.
+    expect(prepared.json).toBe(text)
+    expect(prepared.head?.startsWith('{"messageId":"id-1","timestamp":"2026-11-25T00:00:00.000Z","context":{"library":')).toBe(true)
+    expect(messageText(prepared)).toBe(`${prepared.head}${text.slice(1)}`)
     sameAsCall('track', text, 'id-1')
   })
 
@@ -36,6 +39,7 @@ describe('prepareParsedLine', () => {
       '{"type":"identify","userId":"ü","messageId":"m","timestamp":"2020-01-01T00:00:00Z","context":{"library":{"name":"x"},"ip":"1.2.3.4"},"traits":{"name":"Zoë 🎉"}}'
     const prepared = prepareParsedLine('identify', line(text), now)
     expect(prepared.json).toBe(text)
+    expect(prepared.head).toBeUndefined()
     sameAsCall('identify', text)
   })
 
@@ -81,5 +85,31 @@ describe('prepareParsedLine', () => {
     const prepared = prepareParsedLine('track', line(text, 'id-4'), now)
     expect(prepared.bytes).toBeLessThan(1000)
     sameAsCall('track', text, 'id-4')
+  })
+
+  it('counts the bytes the reader gives for the text, and measures a trimmed line itself', () => {
+    const text = '{"type":"track","userId":"u","event":"Café"}'
+    const exact = prepareParsedLine('track', { ...line(text, 'id-5'), bytes: Buffer.byteLength(text) }, now)
+    expect(exact.bytes).toBe(Buffer.byteLength(messageText(exact)))
+    // The bytes of the untrimmed line do not apply to its trimmed text.
+    const padded = `  ${text}  `
+    const trimmed = prepareParsedLine('track', { ...line(padded, 'id-5'), bytes: Buffer.byteLength(padded) }, now)
+    expect(trimmed.bytes).toBe(Buffer.byteLength(messageText(trimmed)))
+  })
+})
+
+describe('hasLongDigitRun: 309 digits in a row, wherever they are', () => {
+  it.each([0, 1, 150, 308, 309, 500])('finds 309 digits after %i other characters, and not 308', (offset) => {
+    const pad = 'a'.repeat(offset)
+    expect(hasLongDigitRun(`${pad}${'7'.repeat(309)}`)).toBe(true)
+    expect(hasLongDigitRun(`${pad}${'7'.repeat(309)}"}`)).toBe(true)
+    expect(hasLongDigitRun(`${pad}${'7'.repeat(308)}"}`)).toBe(false)
+    expect(hasLongDigitRun(`${pad}${'7'.repeat(308)}`)).toBe(false)
+  })
+
+  it('does not join runs split by another character', () => {
+    expect(hasLongDigitRun(`${'1'.repeat(200)}.${'2'.repeat(200)}`)).toBe(false)
+    expect(hasLongDigitRun(`${'1'.repeat(200)}.${'2'.repeat(200)}e${'3'.repeat(400)}`)).toBe(true)
+    expect(hasLongDigitRun('')).toBe(false)
   })
 })
