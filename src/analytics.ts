@@ -1,14 +1,14 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
+import { ClientLedger, toError } from './client-ledger'
 import { describeThrown, describeValue } from './message/describe'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
-import { settleLater } from './outcome'
-import { FlushScheduler, type FlushOutcome } from './queue/scheduler'
+import { FlushScheduler } from './queue/scheduler'
 import { QUEUE_PARSED_LINE } from './internal'
 import type {
   AliasMessage,
@@ -51,13 +51,9 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #options: ResolvedOptions
   readonly #scheduler: FlushScheduler
   readonly #observers = new Observers()
+  readonly #ledger: ClientLedger
   readonly #clock = createIsoClock()
   #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
-  #sent = 0
-  #failed = 0
-  #dropped = 0
-  #retried = 0
-  #requests = 0
 
   /**
    * @param writeKey - the source's write key: the user name of the Basic auth of every request.
@@ -66,13 +62,12 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   constructor(writeKey: string, options?: AnalyticsOptions) {
     this.#options = normalizeOptions(writeKey, options)
+    const ledger = new ClientLedger(this.#options, this.#observers)
+    this.#ledger = ledger
     this.#scheduler = new FlushScheduler(this.#options, {
-      requestDone: (path, entries, bytes, error) => this.#requestDone(path, entries.length, bytes, error),
-      retry: (info) => {
-        this.#retried += 1
-        this.#observers.emit('retry', info)
-      },
-      report: (err) => this.#report(toError(err)),
+      requestDone: (path, entries, bytes, error) => ledger.requestDone(path, entries.length, bytes, error),
+      retry: (info) => ledger.retry(info),
+      report: (err) => ledger.report(toError(err)),
     })
   }
 
@@ -188,7 +183,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   flush(callback?: Callback): Promise<void> {
-    return this.#awaitOutcome(this.#scheduler.flush(callback !== undefined), callback)
+    return this.#ledger.awaitOutcome(this.#scheduler.flush(callback !== undefined), callback)
   }
 
   /**
@@ -215,7 +210,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
         ),
       )
     }
-    return this.#awaitOutcome(this.#scheduler.close(timeout === Infinity ? undefined : timeout), undefined)
+    return this.#ledger.awaitOutcome(this.#scheduler.close(timeout === Infinity ? undefined : timeout), undefined)
   }
 
   /**
@@ -245,14 +240,15 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   stats(): AnalyticsStats {
     const attempts = this.#scheduler.attempts
+    const { sent, failed, dropped, retried, requests } = this.#ledger.counts()
     return {
       queued: this.#scheduler.queued,
       inFlight: this.#scheduler.inFlight,
-      sent: this.#sent,
-      failed: this.#failed,
-      dropped: this.#dropped,
-      retried: this.#retried,
-      requests: this.#requests,
+      sent,
+      failed,
+      dropped,
+      retried,
+      requests,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
     }
@@ -270,7 +266,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
     if (callback !== undefined && typeof callback !== 'function') {
       // There is no callback to give the error to: errorHandler, else a throw.
-      this.#refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
+      this.#ledger.refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
       return this
     }
     let serialized: Serialized
@@ -290,67 +286,11 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
                 cause: err,
               },
             )
-      this.#refuse(error, callback, true)
+      this.#ledger.refuse(error, callback, true)
       return this
     }
     const refused = this.#scheduler.enqueue(serialized, type === 'alias', callback)
-    if (refused !== undefined) this.#refuse(refused, callback, false)
+    if (refused !== undefined) this.#ledger.refuse(refused, callback, false)
     return this
   }
-
-  // A message that was never queued: its callback, else errorHandler, else (bad input only) a throw.
-  #refuse(error: Error, callback: Callback | undefined, throwIfUnhandled: boolean): void {
-    this.#dropped += 1
-    this.#observers.emit('drop', { error, count: 1 })
-    this.#observers.emit('error', error)
-    if (callback !== undefined) settleLater(callback, error, (err) => this.#report(toError(err)))
-    else if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
-    else if (throwIfUnhandled) throw error
-  }
-
-  #requestDone(path: string, count: number, bytes: number, error: Error | undefined): void {
-    if (error === undefined) {
-      // With `enable: false` nothing was sent: the messages have their outcome, but no request happened.
-      if (!this.#options.enable) return
-      this.#sent += count
-      this.#requests += 1
-      this.#observers.emit('flush', { path, count, bytes })
-      return
-    }
-    this.#failed += count
-    this.#observers.emit('drop', { error, count })
-    this.#report(error)
-  }
-
-  // A failed request or a throwing callback: to errorHandler when set, and to `error` listeners.
-  #report(error: Error): void {
-    this.#observers.emit('error', error)
-    if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
-  }
-
-  #callErrorHandler(error: Error): void {
-    try {
-      ;(this.#options.errorHandler as (error: Error) => void)(error)
-    } catch {
-      // errorHandler is the last stop: what it throws has nowhere better to go.
-    }
-  }
-
-  async #awaitOutcome(outcome: Promise<FlushOutcome>, callback: Callback | undefined): Promise<void> {
-    const { error, batch } = await outcome
-    if (callback !== undefined) {
-      try {
-        callback(error, batch)
-      } catch (err) {
-        this.#report(toError(err))
-      }
-      return
-    }
-    if (error !== undefined && this.#options.errorHandler === undefined) throw error
-  }
-}
-
-// Whatever was thrown, as an Error; never throws itself (a Symbol, an object whose toString throws).
-function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(describeThrown(value), { cause: value })
 }
