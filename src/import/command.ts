@@ -97,22 +97,29 @@ async function importFile(
   const stopMemoryBudget = keepMemoryNear(IMPORT_RSS_BUDGET_BYTES)
   if (start > 0) display.notice(`Resuming after line ${start.toLocaleString('en-US')} (${o.checkpoint})`)
   let summary: ImportSummary
+  // A read error (a cut or corrupt .gz, a failing disk) ends the input: what was read is finished,
+  // the checkpoint written and the summary shown, then the error, naming the file.
+  let readError: unknown
   try {
-    summary = await runImport(readLines(input.chunks, start), analytics, {
-      firstPosition: start + 1,
-      signal: controller.signal,
-      drainTimeout: INTERRUPT_DRAIN_MS,
-      strict: o.strict,
-      ...(o.rate !== undefined ? { rate: o.rate } : {}),
-      ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
-      progressInterval: display.intervalMs,
-      onProgress: (p) => {
-        watermark = p.watermark
-        display.show(p)
-        void saveCheckpoint(p.watermark)
+    summary = await runImport(
+      untilReadError(readLines(input.chunks, start), (err) => (readError = err)),
+      analytics,
+      {
+        firstPosition: start + 1,
+        signal: controller.signal,
+        drainTimeout: INTERRUPT_DRAIN_MS,
+        strict: o.strict,
+        ...(o.rate !== undefined ? { rate: o.rate } : {}),
+        ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
+        progressInterval: display.intervalMs,
+        onProgress: (p) => {
+          watermark = p.watermark
+          display.show(p)
+          void saveCheckpoint(p.watermark)
+        },
+        onIssue: (issue) => report.add(issue),
       },
-      onIssue: (issue) => report.add(issue),
-    })
+    )
   } finally {
     stopMemoryBudget()
     process.off('SIGINT', onSigint)
@@ -121,8 +128,27 @@ async function importFile(
   await saveCheckpoint(summary.watermark)
   await report.close()
   display.finish(summary, { report: o.report, checkpoint: checkpoint ? o.checkpoint : undefined, dryRun: o.dryRun })
+  if (readError !== undefined) io.stderr.write(`eventrail import: ${describeReadError(o.file, summary.read + start, readError)}\n`)
   // Whatever is still in flight after an interrupt is abandoned: --resume sends it again.
   await analytics.closeAndFlush(summary.abandoned > 0 ? { timeout: 0 } : {}).catch(() => {})
   if (summary.aborted) return 130
-  return summary.refused > 0 || summary.failed > 0 || summary.abandoned > 0 ? 1 : 0
+  return readError !== undefined || summary.refused > 0 || summary.failed > 0 || summary.abandoned > 0 ? 1 : 0
+}
+
+// The items until the source fails: then they end, and `onError` has the error.
+async function* untilReadError<T>(items: AsyncIterable<T>, onError: (err: unknown) => void): AsyncGenerator<T> {
+  try {
+    yield* items
+  } catch (err) {
+    onError(err)
+  }
+}
+
+function describeReadError(file: string, lines: number, err: unknown): string {
+  const name = file === '-' ? 'standard input' : file
+  const code = (err as { code?: unknown } | null)?.code
+  const message = err instanceof Error ? err.message : String(err)
+  // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR) say what is wrong with the data, not that it is gzip.
+  const reason = typeof code === 'string' && code.startsWith('Z_') ? `not valid gzip data (${message})` : message
+  return `${name} could not be read past line ${lines.toLocaleString('en-US')}: ${reason}`
 }

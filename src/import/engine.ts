@@ -63,8 +63,17 @@ class ImportRun {
     const timer = setInterval(() => this.#progress(), this.#options.progressIntervalMs)
     timer.unref()
     try {
-      await this.#readAll(items)
+      // A source that throws (a read error) stops the reading; what was handed over still gets its
+      // outcome, and the last progress its watermark, before the error is passed on.
+      const readError = await this.#readAll(items).then(
+        () => undefined,
+        (err: unknown) => ({ err }),
+      )
       const abandoned = await this.#drain()
+      if (readError !== undefined) {
+        this.#progress()
+        throw readError.err
+      }
       const summary: ImportSummary = {
         ...this.snapshot(),
         aborted: this.#aborted,

@@ -18,7 +18,8 @@ export type { ImportClient } from './engine'
  * the row's primary key) so that the service can de-duplicate a repeated run.
  *
  * The promise resolves, once every message has its outcome, with the summary; it rejects only
- * when the source itself throws (a read error). `progress.watermark` is the position up to which
+ * when the source itself throws (a read error), with that error, once every message already
+ * handed over has its outcome (the last `onProgress` has the watermark to resume from). `progress.watermark` is the position up to which
  * everything has its outcome: store it to resume a long import after a crash.
  *
  * @param source - the items, in order: an async iterable (a generator, a stream in object mode) or an array.

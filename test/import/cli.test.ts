@@ -132,6 +132,37 @@ describe('eventrail import FILE', () => {
     expect(collector.messages).toHaveLength(120)
   })
 
+  it('finishes what it read from a cut .gz, writes the checkpoint, names the file and exits 1; --resume goes on once it is whole', async () => {
+    const whole = gzipSync(Array.from({ length: 3000 }, (_, i) => trackLine(i + 1)).join('\n') + '\n')
+    const file = path.join(dir, 'cut.jsonl.gz')
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length * 0.6)))
+    const first = await run(send(file))
+    expect(first.code).toBe(1)
+    const read = collector.messages.length
+    expect(read).toBeGreaterThan(0)
+    expect(read).toBeLessThan(3000)
+    expect(first.stderr).toContain(
+      `eventrail import: ${file} could not be read past line ${read.toLocaleString('en-US')}: not valid gzip data`,
+    )
+    expect(first.stdout).toMatch(new RegExp(`read +${read.toLocaleString('en-US')} lines`))
+    expect(JSON.parse(readFileSync(`${file}.checkpoint`, 'utf8')).line).toBe(read)
+    // The lines before the cut arrived, in full, each once.
+    const lines = collector.messages.map((r) => (r.message.properties as { line: number }).line).sort((a, b) => a - b)
+    expect(lines).toEqual(Array.from({ length: read }, (_, i) => i + 1))
+    writeFileSync(file, whole)
+    const resumed = await run(send(file, '--resume'))
+    expect(resumed.code).toBe(0)
+    expect(collector.messages).toHaveLength(3000)
+  })
+
+  it('exits 1 naming the file when a .gz is not gzip at all, and sends nothing', async () => {
+    const file = writeLines('plain.jsonl.gz', [trackLine(1)])
+    const result = await run(send(file))
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`eventrail import: ${file} could not be read past line 0: not valid gzip data (incorrect header check)`)
+    expect(collector.requests).toHaveLength(0)
+  })
+
   it("replays a file written by eventrail dev --out, with the messages' own ids and types", async () => {
     const out = path.join(dir, 'captured.jsonl')
     const capture = await createCollector({ out })

@@ -138,4 +138,19 @@ describe('importMessages: the library API', () => {
       '"maxPendingBytes" must be an integer of at least 1',
     )
   })
+
+  it('rejects with the error of a source that throws, once what it gave has its outcome (the last progress has the watermark)', async () => {
+    const analytics = new Analytics('key', { host: collector.url, flushAt: 1000 })
+    const cursorError = new Error('cursor lost its connection')
+    async function* failing(): AsyncGenerator<Record<string, unknown>> {
+      yield* rows(120)
+      throw cursorError
+    }
+    const progress: ImportProgress[] = []
+    await expect(importMessages(failing(), analytics, { onProgress: (p) => progress.push(p) })).rejects.toBe(cursorError)
+    // Nothing handed over was left without an outcome: all 120 arrived, and the watermark says so.
+    expect(collector.messages).toHaveLength(120)
+    expect(progress.at(-1)).toMatchObject({ read: 120, sent: 120, pending: 0, watermark: 120 })
+    await analytics.closeAndFlush()
+  })
 })
