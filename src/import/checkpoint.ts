@@ -1,20 +1,22 @@
-import { readFile, rename, writeFile } from 'node:fs/promises'
+import { readFile, realpath, rename, writeFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
 
 /** What the checkpoint file holds. */
 export interface CheckpointRecord {
   /** The last line up to which every line has its outcome: `--resume` starts after it. */
   readonly line: number
-  /** The file imported. */
+  /** The file imported, as an absolute path (`-` for standard input). */
   readonly file: string
   /** When it was written (ISO-8601). */
   readonly updatedAt: string
 }
 
 /**
- * Reads a checkpoint: the line to resume after, or 0 when there is none.
- * @throws Error when the file exists but is not a checkpoint (the message names it).
+ * Reads the checkpoint of an import of `file`: the line to resume after, or 0 when there is none.
+ * @throws Error when the file exists but is not a checkpoint, or is the checkpoint of another
+ * file (resuming from it would skip lines of this one); the message names both.
  */
-export async function readCheckpoint(path: string): Promise<number> {
+export async function readCheckpoint(path: string, file: string): Promise<number> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
@@ -32,7 +34,19 @@ export async function readCheckpoint(path: string): Promise<number> {
   if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0) {
     throw new Error(`${path} is not a checkpoint of eventrail import (expected {"line": N, …})`)
   }
+  const recorded = record?.file
+  if (typeof recorded === 'string' && (await fileIdentity(recorded)) !== (await fileIdentity(file))) {
+    throw new Error(
+      `${path} is the checkpoint of ${recorded}, not of ${file}: give --checkpoint FILE for this one, or remove it to start over`,
+    )
+  }
   return line
+}
+
+/** How a checkpoint names the file it is of: its absolute real path (`-` for standard input). */
+export async function fileIdentity(file: string): Promise<string> {
+  if (file === '-') return file
+  return realpath(file).catch(() => resolve(file))
 }
 
 /**
@@ -45,6 +59,7 @@ export class CheckpointWriter {
   #written = -1
   #writing: Promise<void> | undefined
 
+  /** `file`: the file's identity, from {@link fileIdentity}. */
   constructor(path: string, file: string) {
     this.#path = path
     this.#file = file

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import { Analytics } from '../analytics'
 import { ValidationError } from '../errors'
 import { IMPORT_USAGE, parseImportArgs, type ImportCommandOptions } from './args'
-import { CheckpointWriter, readCheckpoint } from './checkpoint'
+import { CheckpointWriter, fileIdentity, readCheckpoint } from './checkpoint'
 import { createDisplay, type Output } from './display'
 import { runImport } from './engine'
 import { openInput, type ImportInput } from './input'
@@ -60,7 +60,7 @@ export async function runImportCommand(argv: readonly string[], io: CommandIo): 
   let start: number
   let report: IssueReport
   try {
-    start = o.resume && o.checkpoint !== undefined ? await readCheckpoint(o.checkpoint) : 0
+    start = o.resume && o.checkpoint !== undefined ? await readCheckpoint(o.checkpoint, o.file) : 0
     input = await openInput(o.file, io.stdin)
     report = await IssueReport.open(o.report, o.resume, io.stderr)
   } catch (err) {
@@ -78,7 +78,7 @@ async function importFile(
   io: CommandIo,
 ): Promise<number> {
   const display = createDisplay(io.stdout, o.json, o.progressInterval, () => ({ bytesRead: input.bytesRead(), size: input.size }))
-  const checkpoint = o.checkpoint !== undefined && !o.dryRun ? new CheckpointWriter(o.checkpoint, o.file) : undefined
+  const checkpoint = o.checkpoint !== undefined && !o.dryRun ? new CheckpointWriter(o.checkpoint, await fileIdentity(o.file)) : undefined
   const saveCheckpoint = (line: number): Promise<void> =>
     checkpoint?.write(line).catch((err: unknown) => display.notice(`eventrail import: cannot write the checkpoint: ${String(err)}`)) ??
     Promise.resolve()

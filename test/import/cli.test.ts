@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, realpathSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -259,5 +259,24 @@ describe('eventrail import: interruption and resume', () => {
     expect(second.code).toBe(0)
     expect(collector.messages).toHaveLength(COUNT)
     await expectEveryLineOnce(file)
+  })
+
+  it("refuses to resume from another file's checkpoint (it would skip lines), but knows the same file by any name", async () => {
+    const first = writeLines('first.jsonl', [trackLine(1), trackLine(2), trackLine(3)])
+    const other = writeLines('other.jsonl', [trackLine(1), trackLine(2), trackLine(3)])
+    expect((await run(send(first))).code).toBe(0)
+    const checkpoint = `${first}.checkpoint`
+    expect(JSON.parse(readFileSync(checkpoint, 'utf8'))).toMatchObject({ line: 3, file: realpathSync(first) })
+
+    const wrong = await run(send(other, '--resume', '--checkpoint', checkpoint))
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain(`${checkpoint} is the checkpoint of ${realpathSync(first)}, not of ${other}`)
+    expect(collector.messages).toHaveLength(3)
+
+    // The same file by a relative name (the command runs in its directory): it resumes, after line 3.
+    const same = await run(send('first.jsonl', '--resume', '--checkpoint', checkpoint))
+    expect(same.code).toBe(0)
+    expect(same.stdout).toContain('Resuming after line 3')
+    expect(collector.messages).toHaveLength(3)
   })
 })
