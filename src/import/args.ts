@@ -51,7 +51,8 @@ Options:
   -h, --help               show this help
 
 Exit status: 0 every line sent, 1 some lines refused or failed, 2 usage
-error, 130 interrupted (Ctrl+C; the checkpoint is written).
+error, 130 interrupted (Ctrl+C), 143 stopped by SIGTERM (either way what is in
+flight finishes and the checkpoint is written).
 `
 
 /** Reads the arguments of `eventrail import` (after the word `import`). Pure. */

@@ -28,7 +28,7 @@ export const INTERRUPT_DRAIN_MS = 30_000
 /**
  * `eventrail import FILE …`: reads the file, imports it through a client, shows progress, writes
  * the report and the checkpoint. Resolves with the exit status: 0 every line sent, 1 some refused
- * or failed, 2 a usage error, 130 interrupted.
+ * or failed, 2 a usage error, 130 interrupted (Ctrl+C), 143 stopped by SIGTERM.
  */
 export async function runImportCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = parseImportArgs(argv)
@@ -84,16 +84,21 @@ async function importFile(
     Promise.resolve()
   let watermark = start
   const controller = new AbortController()
-  const onSigint = (): void => {
+  // Ctrl+C, or SIGTERM from a process manager (docker stop, Kubernetes): finish what is in flight,
+  // write the checkpoint, exit 128 + the signal's number. A second signal quits at once.
+  let interruptStatus = 130
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     if (controller.signal.aborted) {
-      // A second Ctrl+C: quit now, with the checkpoint of what has its outcome.
-      void saveCheckpoint(watermark).finally(() => process.exit(130))
+      void saveCheckpoint(watermark).finally(() => process.exit(interruptStatus))
       return
     }
-    display.notice('Interrupted: finishing the messages in flight (Ctrl+C again to quit now)…')
+    interruptStatus = signal === 'SIGTERM' ? 143 : 130
+    const again = signal === 'SIGTERM' ? 'a second signal quits now' : 'Ctrl+C again to quit now'
+    display.notice(`Interrupted: finishing the messages in flight (${again})…`)
     controller.abort()
   }
-  process.on('SIGINT', onSigint)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   const stopMemoryBudget = keepMemoryNear(IMPORT_RSS_BUDGET_BYTES)
   if (start > 0) display.notice(`Resuming after line ${start.toLocaleString('en-US')} (${o.checkpoint})`)
   let summary: ImportSummary
@@ -122,7 +127,8 @@ async function importFile(
     )
   } finally {
     stopMemoryBudget()
-    process.off('SIGINT', onSigint)
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     input.close()
   }
   await saveCheckpoint(summary.watermark)
@@ -131,7 +137,7 @@ async function importFile(
   if (readError !== undefined) io.stderr.write(`eventrail import: ${describeReadError(o.file, summary.read + start, readError)}\n`)
   // Whatever is still in flight after an interrupt is abandoned: --resume sends it again.
   await analytics.closeAndFlush(summary.abandoned > 0 ? { timeout: 0 } : {}).catch(() => {})
-  if (summary.aborted) return 130
+  if (summary.aborted) return interruptStatus
   return readError !== undefined || summary.refused > 0 || summary.failed > 0 || summary.abandoned > 0 ? 1 : 0
 }
 

@@ -261,6 +261,16 @@ describe('eventrail import: interruption and resume', () => {
     await expectEveryLineOnce(file)
   })
 
+  it('SIGTERM (docker stop) stops as Ctrl+C does: what is in flight finishes, the checkpoint is written, exit 143', async () => {
+    const { checkpoint, first } = startSlowImport('sigterm.jsonl')
+    await waitFor(() => collector.messages.length > 300, '300 messages')
+    first.child.kill('SIGTERM')
+    const result = await first.done
+    expect(result.code).toBe(143)
+    expect(result.stdout).toContain('Interrupted: finishing the messages in flight')
+    expect(JSON.parse(readFileSync(checkpoint, 'utf8')).line).toBe(collector.messages.length)
+  })
+
   it("refuses to resume from another file's checkpoint (it would skip lines), but knows the same file by any name", async () => {
     const first = writeLines('first.jsonl', [trackLine(1), trackLine(2), trackLine(3)])
     const other = writeLines('other.jsonl', [trackLine(1), trackLine(2), trackLine(3)])
