@@ -30,8 +30,8 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
       if (position > skipThrough) {
         const bytes = carryBytes + end - start
         if (isOverlong || bytes > MAX_LINE_BYTES) items.push(overlong(position, bytes))
-        else if (carry.length === 0) items.push(lineItem(position, decode(chunk, start, end), bytes))
-        else items.push(lineItem(position, decodeJoined(carry, chunk.subarray(start, end)), bytes))
+        else if (carry.length === 0) items.push(lineItem(position, chunk, start, end))
+        else items.push(lineItem(position, join(carry, chunk.subarray(start, end)), 0, bytes))
       }
       carry = []
       carryBytes = 0
@@ -51,7 +51,7 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
   if (carryBytes > 0) {
     position += 1
     if (position > skipThrough)
-      yield [isOverlong ? overlong(position, carryBytes) : lineItem(position, decodeJoined(carry, new Uint8Array(0)), carryBytes)]
+      yield [isOverlong ? overlong(position, carryBytes) : lineItem(position, join(carry, new Uint8Array(0)), 0, carryBytes)]
   }
 }
 
@@ -101,7 +101,7 @@ function decode(chunk: Uint8Array, start: number, end: number): string {
   return utf8Decoder.decode(chunk.subarray(start, end))
 }
 
-function decodeJoined(carry: Uint8Array[], tail: Uint8Array): string {
+function join(carry: Uint8Array[], tail: Uint8Array): Uint8Array {
   const parts = [...carry, tail]
   const total = parts.reduce((sum, part) => sum + part.length, 0)
   const joined = NodeBuffer !== undefined ? NodeBuffer.allocUnsafe(total) : new Uint8Array(total)
@@ -110,17 +110,35 @@ function decodeJoined(carry: Uint8Array[], tail: Uint8Array): string {
     joined.set(part, offset)
     offset += part.length
   }
-  return decode(joined, 0, total)
+  return joined
 }
 
-// A line of `bytes` bytes (without its newline); its text loses a final \r. When no byte was
-// replaced by U+FFFD in decoding, the text is the bytes, and their count its UTF-8 length.
-function lineItem(position: number, text: string, bytes: number): SourceItem {
+// Whether `text` is what source[start, end) decodes to without replacing anything: its UTF-8 is
+// those very bytes (a U+FFFD in the text may be the file's own).
+function isSameBytes(text: string, source: Uint8Array, start: number, end: number): boolean {
+  const encoded = NodeBuffer !== undefined ? NodeBuffer.from(text, 'utf8') : new TextEncoder().encode(text)
+  if (encoded.length !== end - start) return false
+  for (let i = 0; i < encoded.length; i++) if (encoded[i] !== source[start + i]) return false
+  return true
+}
+
+// The line in source[start, end) (without its newline); its text loses a final \r. A line that is
+// not UTF-8 (a Latin-1 export, say) is refused: decoding would put U+FFFD in place of its bytes,
+// and those characters would be lost without a word. Otherwise the text is the bytes, and their
+// count its UTF-8 length.
+function lineItem(position: number, source: Uint8Array, start: number, end: number): SourceItem {
+  const bytes = end - start
+  const text = decode(source, start, end)
+  if (text.includes(REPLACEMENT_CHARACTER) && !isSameBytes(text, source, start, end)) return notUtf8(position, bytes)
   const hasReturn = text.charCodeAt(text.length - 1) === CARRIAGE_RETURN
   const line = hasReturn ? text.slice(0, -1) : text
   if (isBlank(line)) return { position, source: null, bytes: bytes + 1 }
-  const textBytes = line.indexOf(REPLACEMENT_CHARACTER) === -1 ? bytes - (hasReturn ? 1 : 0) : undefined
-  return textBytes === undefined ? { position, source: line, bytes: bytes + 1 } : { position, source: line, bytes: bytes + 1, textBytes }
+  return { position, source: line, bytes: bytes + 1, textBytes: bytes - (hasReturn ? 1 : 0) }
+}
+
+function notUtf8(position: number, bytes: number): SourceItem {
+  const rule = 'is not UTF-8 text (JSON lines must be UTF-8: convert the file, e.g. with iconv -f latin1 -t utf-8)'
+  return { position, source: '', bytes: bytes + 1, error: new ValidationError('line', rule, 'import') }
 }
 
 const REPLACEMENT_CHARACTER = '\ufffd'

@@ -124,6 +124,19 @@ describe('eventrail import FILE', () => {
     expect(existsSync(path.join(dir, '-.checkpoint'))).toBe(false)
   })
 
+  it('refuses a line that is not UTF-8 with its number, and sends the others', async () => {
+    const file = path.join(dir, 'latin1.jsonl')
+    const latin1 = Buffer.from('{"type":"track","userId":"u2","event":"Caf\u00e9"}', 'latin1')
+    writeFileSync(file, Buffer.concat([Buffer.from(trackLine(1) + '\n'), latin1, Buffer.from('\n' + trackLine(3) + '\n')]))
+    const report = path.join(dir, 'latin1.report.jsonl')
+    const result = await run(send(file, '--report', report))
+    expect(result.code).toBe(1)
+    expect(readReport(report)).toEqual([
+      expect.objectContaining({ line: 2, outcome: 'refused', reason: expect.stringContaining('"line" is not UTF-8 text') }),
+    ])
+    expect(collector.messages.map((r) => r.message.userId).sort()).toEqual(['u1', 'u3'])
+  })
+
   it('reads a .gz file decompressed', async () => {
     const file = path.join(dir, 'events.jsonl.gz')
     writeFileSync(file, gzipSync(Array.from({ length: 120 }, (_, i) => trackLine(i + 1)).join('\n') + '\n'))

@@ -106,8 +106,8 @@ describe('decodeItem: an item as a message', () => {
 })
 
 describe('readLines: numbered lines from a byte stream', () => {
-  it('decodes a line the same wherever the chunks were cut, invalid UTF-8 included (its id depends on its text)', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"a":"é'), Buffer.from([0xff, 0xe2, 0x82]), Buffer.from('x"}\n')])
+  it('decodes a line the same wherever the chunks were cut (its id depends on its text)', async () => {
+    const bytes = Buffer.from('{"a":"é – 東京 🚀 and a U+FFFD of its own: \ufffd"}\n')
     const whole: SourceItem[] = []
     for await (const batch of readLines(
       (async function* () {
@@ -170,16 +170,28 @@ describe('readLines: what it knows of a line besides its text', () => {
     return out
   }
 
-  it('gives the UTF-8 bytes of the text of a line, unless decoding replaced some', async () => {
-    const items = await fromBytes([
-      Buffer.from('{"a":"plain"}\n{"b":"東京 🚀"}\r\n'),
-      Buffer.concat([Buffer.from('{"c":"'), Buffer.from([0xff]), Buffer.from('"}\n')]),
-    ])
+  it('gives the UTF-8 bytes of the text of a line', async () => {
+    const items = await fromBytes([Buffer.from('{"a":"plain"}\n{"b":"東京 🚀"}\r\n{"c":"\ufffd"}\n')])
     expect(items[0].textBytes).toBe(Buffer.byteLength(items[0].source as string))
-    expect(items[1].textBytes).toBe(Buffer.byteLength(items[1].source as string))
     expect(items[1].textBytes).toBe(Buffer.byteLength('{"b":"東京 🚀"}'))
-    // 0xff became U+FFFD (3 bytes): the count of the bytes read would be wrong.
-    expect(items[2].textBytes).toBeUndefined()
+    expect(items[2].textBytes).toBe(Buffer.byteLength('{"c":"\ufffd"}'))
+  })
+
+  it('refuses a line that is not UTF-8 (a Latin-1 export), wherever the chunks were cut, and goes on', async () => {
+    // "café" in Latin-1, a 4-byte sequence cut short, lone continuation bytes: each would be U+FFFD.
+    for (const bad of [
+      [0x63, 0x61, 0x66, 0xe9],
+      [0xf0, 0x9f, 0x98],
+      [0x80, 0x80, 0x80],
+    ]) {
+      const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from(bad), Buffer.from('"}\n{"ok":1}\n')])
+      for (let cut = 1; cut < bytes.length; cut += 3) {
+        const items = await fromBytes([bytes.subarray(0, cut), bytes.subarray(cut)])
+        expect(items).toHaveLength(2)
+        expect(items[0].error?.message).toMatch(/^import: "line" is not UTF-8 text \(JSON lines must be UTF-8/)
+        expect(items[1].source).toBe('{"ok":1}')
+      }
+    }
   })
 
   it('drops a UTF-8 byte order mark at the start, even one split across chunks, and only there', async () => {
@@ -195,7 +207,10 @@ describe('readLines: what it knows of a line besides its text', () => {
     }
     const inside = await fromBytes([Buffer.concat([body, mark, Buffer.from('{"c":3}\n')])])
     expect(inside[2].source).toBe('\ufeff{"c":3}')
-    expect(await fromBytes([Buffer.from([0xef, 0xbb])])).toEqual([{ position: 1, source: '\ufffd', bytes: 3 }])
+    // Two bytes of a mark, and nothing else: not a mark, and not UTF-8 either.
+    const [cut] = await fromBytes([Buffer.from([0xef, 0xbb])])
+    expect(cut.position).toBe(1)
+    expect(cut.error?.message).toMatch(/"line" is not UTF-8 text/)
   })
 })
 
