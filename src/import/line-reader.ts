@@ -68,7 +68,7 @@ async function* withoutByteOrderMark(chunks: AsyncIterable<Uint8Array>): AsyncGe
       yield chunk
       continue
     }
-    const joined: Uint8Array = head.length === 0 ? chunk : concat(head, chunk)
+    const joined: Uint8Array = head.length === 0 ? chunk : join([head], chunk)
     // Not yet three bytes, and all of them are the mark's so far: wait for more.
     if (joined.length < BYTE_ORDER_MARK.length && joined.every((byte, i) => byte === BYTE_ORDER_MARK[i])) {
       head = joined
@@ -80,13 +80,6 @@ async function* withoutByteOrderMark(chunks: AsyncIterable<Uint8Array>): AsyncGe
     if (rest.length > 0) yield rest
   }
   if (head !== undefined && head.length > 0) yield head
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = NodeBuffer !== undefined ? NodeBuffer.allocUnsafe(a.length + b.length) : new Uint8Array(a.length + b.length)
-  joined.set(a, 0)
-  joined.set(b, a.length)
-  return joined
 }
 
 // ignoreBOM: a mark inside the input stays in the line's text, as Buffer#toString keeps it.
