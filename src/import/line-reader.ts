@@ -16,6 +16,8 @@ const CARRIAGE_RETURN = 0x0d
  * time (one await a chunk, not a line). Each line is decoded from its range of the chunk read, so
  * that no object is made per line but its text. Lines up to `skipThrough` (a checkpoint) are
  * counted, not decoded. A blank line is yielded with a `null` source: it has its outcome at once.
+ * Nothing of a chunk is kept once the next is asked for (an unfinished line is copied): a source
+ * may read every chunk into the same buffer.
  */
 export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough = 0): AsyncGenerator<SourceItem[]> {
   let position = 0
@@ -44,7 +46,7 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
       if (carryBytes > MAX_LINE_BYTES || isOverlong) {
         isOverlong = true
         carry = []
-      } else carry.push(chunk.subarray(start))
+      } else carry.push(copyOf(chunk.subarray(start)))
     }
     if (items.length > 0) yield items
   }
@@ -71,7 +73,7 @@ async function* withoutByteOrderMark(chunks: AsyncIterable<Uint8Array>): AsyncGe
     const joined: Uint8Array = head.length === 0 ? chunk : join([head], chunk)
     // Not yet three bytes, and all of them are the mark's so far: wait for more.
     if (joined.length < BYTE_ORDER_MARK.length && joined.every((byte, i) => byte === BYTE_ORDER_MARK[i])) {
-      head = joined
+      head = copyOf(joined)
       continue
     }
     head = undefined
@@ -92,6 +94,10 @@ const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer
 function decode(chunk: Uint8Array, start: number, end: number): string {
   if (NodeBuffer !== undefined && NodeBuffer.isBuffer(chunk)) return chunk.toString('utf8', start, end)
   return utf8Decoder.decode(chunk.subarray(start, end))
+}
+
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return join([], bytes)
 }
 
 function join(carry: Uint8Array[], tail: Uint8Array): Uint8Array {
