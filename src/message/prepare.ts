@@ -67,18 +67,46 @@ export const prepareParsedLine: PrepareMessage<ParsedLine> = (type, line, nowIso
   let head = '{'
   let headExtraBytes = 0
   if (addedId !== undefined) {
-    const idJson = JSON.stringify(addedId)
-    headExtraBytes = utf8ByteLength(idJson) - idJson.length
+    // An id of plain ASCII (a derived one always) is its own JSON, without escaping or measuring.
+    const isPlain = isPlainAscii(addedId)
+    const idJson = isPlain ? `"${addedId}"` : JSON.stringify(addedId)
+    if (!isPlain) headExtraBytes = utf8ByteLength(idJson) - idJson.length
     head += `"messageId":${idJson},`
   }
-  if (value.timestamp === undefined) head += `"timestamp":"${nowIso()}",`
-  if (value.context === undefined) head += `"context":${LIBRARY_CONTEXT_JSON},`
+  const hasTimestamp = value.timestamp !== undefined
+  const hasContext = value.context !== undefined
+  if (!hasTimestamp || !hasContext) head += addedFields(hasTimestamp ? undefined : nowIso(), !hasContext)
   // Counted on the parts: measuring them joined would flatten them (a copy of the line).
   const textBytes = line.bytes !== undefined && text === line.text ? line.bytes : utf8ByteLength(text)
   const bytes = head.length + headExtraBytes + textBytes - 1
   // Over the limit as written (white space counts): the canonical form decides, and names the size.
   if (bytes > MAX_MESSAGE_BYTES) return prepareCall(type, value, nowIso)
   return head.length === 1 ? { json: text, bytes } : { json: text, bytes, head }
+}
+
+// Printable ASCII but `"` and `\`: such a string's JSON is itself in quotes. A loop: an id is short,
+// and a regular expression's call costs more than reading it.
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false
+  }
+  return true
+}
+const CONTEXT_FIELD = `"context":${LIBRARY_CONTEXT_JSON},`
+// The timestamp and context fields of a head, made once a millisecond (the clock's date is one
+// string for the whole millisecond): most lines of an import need the same.
+let lastIso: string | undefined
+let lastTimestamp = ''
+let lastTimestampAndContext = ''
+function addedFields(iso: string | undefined, addsContext: boolean): string {
+  if (iso === undefined) return addsContext ? CONTEXT_FIELD : ''
+  if (iso !== lastIso) {
+    lastIso = iso
+    lastTimestamp = `"timestamp":"${iso}",`
+    lastTimestampAndContext = lastTimestamp + CONTEXT_FIELD
+  }
+  return addsContext ? lastTimestampAndContext : lastTimestamp
 }
 
 function isSentAsWritten(type: MessageType, value: Record<string, unknown>, text: string): boolean {

@@ -59,6 +59,39 @@ describe('prepareParsedLine', () => {
     sameAsCall('track', text, 'id-2')
   })
 
+  it.each([
+    ['a quote and a backslash', 'id "quoted" \\ back'],
+    ['a control character', 'id\ttab'],
+    ['non-ASCII text', 'idé-東京-🚀'],
+    ['DEL (0x7f)', 'id\u007f'],
+  ])('escapes and counts an added id of the caller with %s', (_what, id) => {
+    const text = '{"type":"track","userId":"u","event":"E"}'
+    const prepared = prepareParsedLine('track', line(text, id), now)
+    expect((JSON.parse(messageText(prepared)) as { messageId: string }).messageId).toBe(id)
+    sameAsCall('track', text, id)
+  })
+
+  it('puts the time of each millisecond in the head, with or without the context', () => {
+    let iso = '2026-11-25T00:00:00.000Z'
+    const clock = (): string => iso
+    const withContext = '{"type":"track","userId":"u","event":"E"}'
+    const withoutContext = '{"type":"track","userId":"u","event":"E","context":{"library":{"name":"x"}}}'
+    const timestamps = (): unknown[] =>
+      [withContext, withoutContext].map((text) => {
+        const message = JSON.parse(messageText(prepareParsedLine('track', line(text, 'i'), clock))) as Record<string, unknown>
+        return [message.timestamp, (message.context as { library: { name: string } }).library.name]
+      })
+    expect(timestamps()).toEqual([
+      ['2026-11-25T00:00:00.000Z', 'eventrail'],
+      ['2026-11-25T00:00:00.000Z', 'x'],
+    ])
+    iso = '2026-11-25T00:00:00.001Z'
+    expect(timestamps()).toEqual([
+      ['2026-11-25T00:00:00.001Z', 'eventrail'],
+      ['2026-11-25T00:00:00.001Z', 'x'],
+    ])
+  })
+
   it('sends an alias the way of a call (its body carries sentAt)', () => {
     sameAsCall('alias', '{"type":"alias","userId":"u","previousId":"p"}', 'id-3')
   })
