@@ -4,6 +4,13 @@ import { runDev } from './collector/dev'
 import { VERSION } from './version'
 
 // The `eventrail` bin: `eventrail dev`, the local collector and its debugger, and `eventrail import`.
+
+// A reader that goes away (`eventrail import … | head`, a closed terminal) ends the output, not the
+// command: Node reports the closed pipe as an 'error' event on the stream, which unheard would
+// crash the process. The import still finishes and writes its checkpoint; the collector keeps
+// serving. What is written after that is dropped.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+
 async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'import') {
     // Loaded only for this command: `eventrail dev` does not pay for it, nor it for the collector.

@@ -193,6 +193,21 @@ describe('eventrail import FILE', () => {
     expect(collector.messages.map((r) => r.message.messageId).sort()).toEqual(sentIds)
   })
 
+  it('goes on to the end when the reader of its output goes away (| head), and exits 0', async () => {
+    const file = writeLines(
+      'many.jsonl',
+      Array.from({ length: 3000 }, (_, i) => trackLine(i + 1)),
+    )
+    const { child, done } = start(send(file, '--json', '--progress-interval', '0.001', '--rate', '20000'))
+    // The first progress event read, the pipe is closed: every later write fails with EPIPE.
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
+    child.stdout!.destroy()
+    const result = await done
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled|at /)
+    expect(result.code).toBe(0)
+    expect(collector.messages).toHaveLength(3000)
+  })
+
   it('validates and counts without sending with --dry-run', async () => {
     const file = writeLines('dry.jsonl', [trackLine(1), '{"type":"page"}', trackLine(3)])
     const result = await run([file, '--dry-run'])
