@@ -26,9 +26,13 @@ export interface ImportInput {
  */
 export async function openInput(file: string, stdin: Readable): Promise<ImportInput> {
   if (file === '-') {
+    // Counted as the chunks are taken, not by a 'data' listener: that would set the stream flowing
+    // at once, and what arrived before the reading starts would be lost.
     let read = 0
-    stdin.on('data', (chunk: Uint8Array) => (read += chunk.length))
-    return { chunks: sniffGzip(stdin), size: undefined, bytesRead: () => read, close: () => stdin.destroy() }
+    const count = (bytes: number): void => {
+      read += bytes
+    }
+    return { chunks: sniffGzip(stdin, count), size: undefined, bytesRead: () => read, close: () => stdin.destroy() }
   }
   const info = await stat(file)
   if (!info.isFile()) throw new Error(`${file} is not a file`)
@@ -51,20 +55,26 @@ export async function openInput(file: string, stdin: Readable): Promise<ImportIn
 }
 
 // Standard input has no name to go by: gzip data starts with 0x1f 0x8b.
-async function* sniffGzip(stdin: Readable): AsyncGenerator<Uint8Array> {
+async function* sniffGzip(stdin: Readable, count: (bytes: number) => void): AsyncGenerator<Uint8Array> {
   const iterator = stdin[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
   const first = await iterator.next()
   if (first.done === true) return
   const head = first.value
+  count(head.length)
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
     const gunzip = createGunzip()
     gunzip.write(head)
+    // Piped, the input flows into gunzip: its chunks are counted on their way.
+    stdin.on('data', (chunk: Uint8Array) => count(chunk.length))
     stdin.pipe(gunzip)
     yield* gunzip
     return
   }
   yield head
-  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value
+  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+    count(next.value.length)
+    yield next.value
+  }
 }
 
 /**

@@ -1,5 +1,7 @@
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { PassThrough } from 'node:stream'
+import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
 import { openInput, readBlocking } from '../../src/import/input'
 import { readLines } from '../../src/import/line-reader'
@@ -72,5 +74,25 @@ describe('readBlocking: a plain file read into one buffer', () => {
     isReading = false
     expect(chunks).toBe(25)
     expect(turns).toBeGreaterThanOrEqual(20)
+  })
+})
+
+describe('openInput: standard input', () => {
+  it.each([
+    ['plain', (text: string): Buffer => Buffer.from(text)],
+    ['gzip', (text: string): Buffer => gzipSync(text)],
+  ])('loses nothing that arrived before the reading started (%s), and counts the bytes read', async (_what, encode) => {
+    const text = Array.from({ length: 2000 }, (_, i) => `{"i":${i}}`).join('\n') + '\n'
+    const bytes = encode(text)
+    const stdin = new PassThrough()
+    const input = await openInput('-', stdin)
+    stdin.end(bytes)
+    // The command awaits other things (the checkpoint, the report, loading the transport) first.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const lines = await linesOf(input.chunks)
+    expect(lines).toHaveLength(2000)
+    expect(lines[1999].source).toBe('{"i":1999}')
+    expect(input.bytesRead()).toBe(bytes.length)
+    expect(input.size).toBeUndefined()
   })
 })
