@@ -1,27 +1,30 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
-import { defineConfig } from 'tsup'
+import { defineConfig, type Options } from 'tsup'
 
 // The maps stay in dist/ for local profiling (bench/lib/profile.mjs reads them) but are not
 // published ("!dist/**/*.map" in package.json): a published file must not point at a map that is
-// not there (debuggers and bundlers warn about the missing file), so the comments go.
-async function dropSourceMapComments(): Promise<void> {
-  for (const name of await readdir('dist')) {
-    if (!/\.c?js$/.test(name)) continue
-    const file = `dist/${name}`
-    const text = await readFile(file, 'utf8')
-    // Every such line: the tree-shaking pass leaves one of its own above tsup's.
-    const stripped = text.replace(/^\/\/# sourceMappingURL=.*\n?/gm, '')
-    if (stripped !== text) await writeFile(file, stripped)
+// not there (debuggers and bundlers warn about the missing file), so the comments go. Each build
+// (ESM, CommonJS) strips its own files: the two run at once.
+function dropSourceMapComments(extension: RegExp): () => Promise<void> {
+  return async () => {
+    for (const name of await readdir('dist')) {
+      if (!extension.test(name)) continue
+      const file = `dist/${name}`
+      const text = await readFile(file, 'utf8')
+      // Every such line: the tree-shaking pass leaves one of its own above tsup's.
+      const stripped = text.replace(/^\/\/# sourceMappingURL=.*\n?/gm, '')
+      if (stripped !== text) await writeFile(file, stripped)
+    }
   }
 }
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', collector: 'src/collector/index.ts', cli: 'src/cli.ts', testing: 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
+const LIBRARY_ENTRIES = { index: 'src/index.ts', collector: 'src/collector/index.ts', testing: 'src/testing/index.ts' }
+
+const common: Options = {
   dts: true,
   sourcemap: true,
-  onSuccess: dropSourceMapComments,
-  clean: true,
+  // `npm run build` empties dist/ first: the two builds run at once and must not clean each other's files.
+  clean: false,
   target: 'node20',
   platform: 'node',
   // Shared chunks: one copy of the error classes, so `instanceof` works across entry points.
@@ -33,4 +36,11 @@ export default defineConfig({
   // published. (lodash.isstring is no longer used: the message snapshot unboxes String objects.)
   // node-fetch stays external and is loaded on the first send.
   noExternal: ['remove-trailing-slash'],
-})
+}
+
+export default defineConfig([
+  // The bin (`eventrail dev`, `eventrail import`) is ESM only: `bin` runs dist/cli.js, and a
+  // CommonJS copy of the CLI (~45 KB with the code only it uses) would be installed for nothing.
+  { ...common, entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts' }, format: ['esm'], onSuccess: dropSourceMapComments(/\.js$/) },
+  { ...common, entry: LIBRARY_ENTRIES, format: ['cjs'], onSuccess: dropSourceMapComments(/\.cjs$/) },
+])
