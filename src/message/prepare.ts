@@ -45,8 +45,6 @@ const LONG_DIGIT_RUN = 309
 const MAX_DEPTH = MAX_NESTING_DEPTH - 1
 // Up to this length a line cannot nest deeper than MAX_DEPTH (each level takes 2 characters).
 const SHALLOW_LENGTH = 2 * MAX_DEPTH
-const IDS = ['userId', 'anonymousId', 'previousId', 'groupId'] as const
-const OBJECTS = ['properties', 'traits', 'integrations'] as const
 
 /**
  * A line's message, validated exactly as a call's, sent as written when its text already is what
@@ -115,18 +113,24 @@ function isSentAsWritten(type: MessageType, value: Record<string, unknown>, text
   if (Object.hasOwn(value, 'timestamp') && typeof value.timestamp !== 'string') return false
   const context = value.context
   if (context !== undefined && !(isObject(context) && Object.hasOwn(context, 'library'))) return false
-  for (const id of IDS) {
-    const v = value[id]
-    if (v !== undefined && (typeof v !== 'string' || v.trim() === '')) return false
-  }
-  for (const name of OBJECTS) {
-    const v = value[name]
-    if (v !== undefined && v !== null && !isObject(v)) return false
-  }
+  // Each field by name, not in a loop over their names: a property read by a name that varies is
+  // a slow lookup, by a fixed name a fast one (~3 % of an import's time).
+  if (!isStringIdOrAbsent(value.userId) || !isStringIdOrAbsent(value.anonymousId)) return false
+  if (!isStringIdOrAbsent(value.previousId) || !isStringIdOrAbsent(value.groupId)) return false
+  if (!isObjectOrAbsent(value.properties) || !isObjectOrAbsent(value.traits) || !isObjectOrAbsent(value.integrations)) return false
   // A lone surrogate (a string line, not read from bytes) would go out as U+FFFD; a call escapes it.
   if (!isWellFormed(text)) return false
   if (LONG_EXPONENT.test(text) || hasLongDigitRun(text)) return false
   return text.length <= SHALLOW_LENGTH || !nestsDeeperThan(text, MAX_DEPTH)
+}
+
+// An id that normalization leaves as it is: absent, or a string that is not blank.
+function isStringIdOrAbsent(value: unknown): boolean {
+  return value === undefined || (typeof value === 'string' && value.trim() !== '')
+}
+
+function isObjectOrAbsent(value: unknown): boolean {
+  return value === undefined || value === null || isObject(value)
 }
 
 const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed
