@@ -50,6 +50,11 @@ let defaultFetch: Promise<FetchLike> | undefined
 // Workers or the Edge Runtime does not try to resolve them, and there, where node-fetch cannot
 // load, the global fetch sends. The keep-alive agents, one per protocol, are shared by every
 // instance in the process.
+function loadDefaultFetch(): Promise<FetchLike> {
+  defaultFetch ??= loadNodeFetch().then((nodeFetch) => nodeFetch ?? globalFetch)
+  return defaultFetch
+}
+
 /**
  * Loads the default fetch now rather than on the first send: for `eventrail import`, whose run (and
  * rate) starts once the client can send. Never rejects.
@@ -60,11 +65,6 @@ export function preloadDefaultFetch(): Promise<void> {
     () => undefined,
     () => undefined,
   )
-}
-
-function loadDefaultFetch(): Promise<FetchLike> {
-  defaultFetch ??= loadNodeFetch().then((nodeFetch) => nodeFetch ?? globalFetch)
-  return defaultFetch
 }
 
 async function loadNodeFetch(): Promise<FetchLike | undefined> {
