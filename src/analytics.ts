@@ -68,6 +68,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requestDone: (path, entries, bytes, error) => ledger.requestDone(path, entries.length, bytes, error),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
+      breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
     })
   }
 
@@ -251,6 +252,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requests,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
+      breaker: this.#scheduler.breaker,
     }
   }
 

@@ -158,13 +158,19 @@ export interface ResolvedOptions {
  * is already busy (the bench's sink on the same 2 cores), more batches would only queue there. The
  * limit over every request has no such guard: its requests are mostly aliases, small, and under a
  * quarter of requests failing the guard kept it at 1, where hung requests stalled everything.
+ * Decreases: once per episode (a signal from an attempt started before the last decrease is not
+ * counted), with no minimum interval: against a service that serves 2 requests at a time and
+ * answers 503 beyond, a 1 s interval let +1 per success outgrow the halving (the limit stayed at
+ * 32 or more for 11 s); with decreases as fast as the episodes, it converges to a few. Under a
+ * quarter of requests failing at random, each episode halves once while the successes of the same
+ * round trip add three quarters of the limit: the limit still grows while work waits.
  */
 export const ADAPTIVE_IN_FLIGHT: InFlightPolicy = Object.freeze({
   requests: Object.freeze({
     floor: 1,
     ceiling: 64,
     initial: 32,
-    decreaseIntervalMs: 1000,
+    decreaseIntervalMs: 0,
     holdsSlotWhileWaiting: false,
     latencyTolerance: Infinity,
   }),
@@ -172,7 +178,7 @@ export const ADAPTIVE_IN_FLIGHT: InFlightPolicy = Object.freeze({
     floor: 1,
     ceiling: 16,
     initial: 4,
-    decreaseIntervalMs: 1000,
+    decreaseIntervalMs: 0,
     holdsSlotWhileWaiting: false,
     latencyTolerance: 2,
   }),
@@ -187,7 +193,7 @@ export const DEFAULTS = Object.freeze({
   enable: true,
   timeout: 10_000,
   maxRetries: 10,
-  retryDelay: 100,
+  retryDelay: 50,
   maxRetryDelay: 10_000,
   maxRetryTime: 60_000,
   maxQueueSize: 500_000,

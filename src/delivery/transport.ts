@@ -6,10 +6,12 @@ import { LIBRARY_NAME, VERSION } from '../version'
 import { drainResponseBody, type DrainableResponse } from './response-body'
 import type { FetchLike } from '../types'
 
-/** What one HTTP attempt came to: the status and the `Retry-After` header, if any. */
+/** What one HTTP attempt came to: the status, and the `Retry-After` and `Location` headers, if any. */
 export interface TransportResponse {
   readonly status: number
   readonly retryAfter: string | null
+  /** Where a redirect (3xx) pointed; it is never followed. */
+  readonly location?: string | null
 }
 
 /** A request body: JSON text, or that text already in UTF-8 bytes. */
@@ -123,12 +125,19 @@ export function createHttpTransport(options: TransportOptions): Transport {
       else signal.addEventListener('abort', follow, { once: true })
       let response
       try {
-        response = await send(options.host + path, { method: 'POST', headers, body: payload, signal: controller.signal })
+        // Never follow a redirect: it would carry the write key and the batch to another origin,
+        // or (301/302/303) become a GET without the body (docs/decisions.md, "Redirects").
+        response = await send(options.host + path, { method: 'POST', headers, body: payload, signal: controller.signal, redirect: 'manual' })
       } catch (err) {
         signal.removeEventListener('abort', follow)
         throw err
       }
-      const answer = { status: response.status, retryAfter: response.headers.get('retry-after') }
+      const status = response.status
+      const answer = {
+        status,
+        retryAfter: response.headers.get('retry-after'),
+        location: status >= 300 && status <= 399 ? response.headers.get('location') : null,
+      }
       // The status is the answer. The body is read only so that the socket goes back to the pool,
       // in the background (a slow body must not turn a 200 into a timeout and a retry), at most
       // 64 KB and for at most the request timeout; then the connection is closed.

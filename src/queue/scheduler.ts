@@ -1,4 +1,4 @@
-import { ClosedError, DeliveryError, QueueFullError, TimeoutError } from '../errors'
+import { ClosedError, DeliveryError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
 import { settle } from '../outcome'
@@ -18,6 +18,8 @@ import { Lanes, type LaneName } from './lanes'
 import type { QueuedEntry } from './queue'
 import { RateGate } from './rate-gate'
 import { createRequest, OpenRequests, refusedAlone, type Request } from './requests'
+import type { BreakerStatus, OutageBreaker } from './outage'
+import { LaneExpiry } from './lane-expiry'
 
 export type { FlushOutcome } from './flush-waiters'
 
@@ -29,6 +31,8 @@ export interface SchedulerHooks {
   retry(info: RetryInfo): void
   /** Something the library could not hand to anyone else (a callback threw). */
   report(err: unknown): void
+  /** The outage breaker opened (with the error messages now get) or closed (after `downMs`). */
+  breaker(change: { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number }): void
 }
 
 /**
@@ -56,6 +60,8 @@ export class FlushScheduler implements Drainable {
   #gaveUp = false
   #keepAlivePending = false
   #context: DeliveryContext | undefined
+  #outage: OutageBreaker | undefined
+  #expiry: LaneExpiry | undefined
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
@@ -86,6 +92,11 @@ export class FlushScheduler implements Drainable {
       : { active: slots.active, limit: slots.limit }
   }
 
+  /** The outage breaker: closed, open, or open with its probe in flight. */
+  get breaker(): BreakerStatus {
+    return this.#outage?.status ?? 'closed'
+  }
+
   /** Whether `close()` has been called. */
   get isClosed(): boolean {
     return this.#closed
@@ -100,7 +111,7 @@ export class FlushScheduler implements Drainable {
         `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
       )
     }
-    this.#lanes.push({ seq: ++this.#seq, json, bytes, head, isAlias, callback })
+    this.#lanes.push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback })
     this.#pendingBytes += bytes
     if (++this.#pendingCount === 1) holdsWork(this)
     this.#triggers.afterEnqueue(this.#seq, this.#lanes.length)
@@ -172,6 +183,7 @@ export class FlushScheduler implements Drainable {
   // Starts requests while work is due, a slot is free and the request rate allows. A request takes
   // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
   #pump(): void {
+    if (this.#outage?.isOpen === true) return this.#pumpProbe(this.#outage)
     const { enable, flushAt } = this.#options
     while (!this.#gaveUp) {
       const lane = this.#requests.hasResends ? 'resend' : this.#nextLane()
@@ -196,10 +208,31 @@ export class FlushScheduler implements Drainable {
       const isPartial = lane === 'batch' && !this.#lanes.hasFullBatch(MAX_BATCH_BYTES)
       this.#start(this.#lanes.take(lane, maxSeq, MAX_BATCH_BYTES), isPartial)
     }
-    if (this.#lanes.length > 0 && this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
+    if (this.#lanes.length > 0) {
+      if (this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
+      else if (enable) this.#laneExpiry.watch(() => this.#lanes.firstAt)
+    }
   }
 
-  #start(entries: QueuedEntry[], isPartial: boolean): void {
+  // While the service is down, one request at a time probes it, carrying what is due; what waits
+  // meanwhile rides the next probe, which comes sooner while someone awaits a flush.
+  #pumpProbe(outage: OutageBreaker): void {
+    if (this.#gaveUp) return
+    const lane = this.#requests.hasResends ? 'resend' : this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
+    if (lane === undefined || !outage.mayProbe(this.#waiters.size > 0 || this.#draining)) return
+    this.#attemptSlots().take()
+    const entries = lane === 'resend' ? (this.#requests.takeResend() as QueuedEntry[]) : this.#lanes.take(lane, Infinity, MAX_BATCH_BYTES)
+    this.#start(entries, false, true)
+  }
+
+  // The breaker opened, or its probe failed: everything that waits fails at once, together.
+  #failWaiting(error: ServiceUnavailableError): void {
+    for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
+      if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
+    }
+  }
+
+  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false): void {
     const request = createRequest(entries, isPartial)
     this.#requests.add(request)
     if (request.path === '/v1/batch') this.#batchLimit.start(isPartial)
@@ -212,7 +245,7 @@ export class FlushScheduler implements Drainable {
     const body = entries[0].isAlias
       ? buildSingleBody(entries[0], sentAt)
       : ((context.transport.acceptsBytes ? buildBatchBytes(entries, sentAt, request.bytes) : undefined) ?? buildBatchBody(entries, sentAt))
-    deliverRequest(request.path, body, context, request.stop.signal).then(
+    deliverRequest(request.path, body, context, request.stop.signal, { sinceMs: entries[0].at, isProbe }).then(
       () => this.#finish(request, undefined),
       (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
     )
@@ -232,6 +265,8 @@ export class FlushScheduler implements Drainable {
       error = refusedAlone(request, error)
     }
     this.#complete(request.entries, request.path, request.bytes, error)
+    // A probe that failed: what waited for it fails now too, rather than at the next one.
+    if (error instanceof ServiceUnavailableError && this.#outage?.isOpen === true) this.#failWaiting(error)
     this.#pump()
   }
 
@@ -278,8 +313,17 @@ export class FlushScheduler implements Drainable {
     return (this.#rate ??= new RateGate(this.#options.maxRequestsPerSecond, this.#timers, () => this.#pump()))
   }
 
+  get #laneExpiry(): LaneExpiry {
+    return (this.#expiry ??= new LaneExpiry(this.#options.maxRetryTimeMs, this.#timers, (nowMs) => {
+      const expired = this.#lanes.takeExpired(this.#triggers.dueSeq, nowMs - this.#options.maxRetryTimeMs)
+      if (expired.length > 0) this.#complete(expired, '', 0, expiredError(this.#options.maxRetryTimeMs, expired.length))
+      return this.#lanes.length > 0 && this.#lanes.firstSeq <= this.#triggers.dueSeq ? this.#lanes.firstAt : undefined
+    }))
+  }
+
   #deliveryContext(): DeliveryContext {
-    this.#context ??= createDeliveryContext(this.#options, {
+    if (this.#context !== undefined) return this.#context
+    const parts = createDeliveryContext(this.#options, {
       timers: this.#timers,
       slots: () => this.#attemptSlots(),
       laneReport: (path, signal, startedMs) => {
@@ -288,7 +332,26 @@ export class FlushScheduler implements Drainable {
       rate: () => this.#rateGate(),
       pump: () => this.#pump(),
       onRetry: (info) => this.#hooks.retry(info),
+      outage: {
+        opened: (error) => {
+          this.#hooks.breaker({ state: 'open', error })
+          this.#failWaiting(error)
+        },
+        closed: (downMs) => {
+          this.#hooks.breaker({ state: 'closed', downMs })
+          this.#pump()
+        },
+        probeDue: () => this.#pump(),
+      },
     })
-    return this.#context
+    this.#outage = parts.outage
+    this.#context = parts.context
+    return parts.context
   }
+}
+
+function expiredError(maxRetryTimeMs: number, count: number): DeliveryError {
+  return new DeliveryError(
+    `no outcome within maxRetryTime (${maxRetryTimeMs} ms from the call): ${count === 1 ? 'the message' : `${count} messages`} waited for a free request slot that long and were not sent`,
+  )
 }
