@@ -52,7 +52,14 @@ export interface BreakerState {
 }
 
 /** A closed breaker with no failure seen. */
-export const CLOSED: BreakerState = Object.freeze({ isOpen: false, failures: 0, sinceMs: 0, timeouts: 0, lastTimeoutMs: -Infinity, nextProbeMs: 0 })
+export const CLOSED: BreakerState = Object.freeze({
+  isOpen: false,
+  failures: 0,
+  sinceMs: 0,
+  timeouts: 0,
+  lastTimeoutMs: -Infinity,
+  nextProbeMs: 0,
+})
 
 /** The wait before probe number `failedProbes + 1`: `probeBaseMs × 2^failedProbes`, capped, less up to 20 % jitter. */
 export function probeDelayMs(failedProbes: number, policy: BreakerPolicy, random: () => number): number {

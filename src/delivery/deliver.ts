@@ -83,7 +83,13 @@ export interface DeliveryContext {
  * @throws DeliveryError when it fails for good (a ServiceUnavailableError while the breaker is
  * open); TimeoutError when `stop` aborts it.
  */
-export async function deliverRequest(path: string, body: RequestBody, ctx: DeliveryContext, stop: AbortSignal, request: RequestInfo): Promise<void> {
+export async function deliverRequest(
+  path: string,
+  body: RequestBody,
+  ctx: DeliveryContext,
+  stop: AbortSignal,
+  request: RequestInfo,
+): Promise<void> {
   const { sinceMs, isProbe } = request
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {

@@ -26,6 +26,6 @@ function safeLocation(location: string): string {
     text = location.split(/[?#]/)[0].replace(/\/\/[^/@]*@/, '//')
   }
   // Control characters and quotes from a hostile header stay out of the message.
-  const clean = text.replace(/[\u0000-\u001f\u007f"\\]/g, '?')
+  const clean = [...text].map((c) => (c < ' ' || c === '\u007f' || c === '"' || c === '\\' ? '?' : c)).join('')
   return `"${clean.length > MAX_LOCATION_CHARS ? clean.slice(0, MAX_LOCATION_CHARS) + '…' : clean}"`
 }

@@ -127,7 +127,13 @@ export function createHttpTransport(options: TransportOptions): Transport {
       try {
         // Never follow a redirect: it would carry the write key and the batch to another origin,
         // or (301/302/303) become a GET without the body (docs/decisions.md, "Redirects").
-        response = await send(options.host + path, { method: 'POST', headers, body: payload, signal: controller.signal, redirect: 'manual' })
+        response = await send(options.host + path, {
+          method: 'POST',
+          headers,
+          body: payload,
+          signal: controller.signal,
+          redirect: 'manual',
+        })
       } catch (err) {
         signal.removeEventListener('abort', follow)
         throw err

@@ -38,26 +38,30 @@ describe('a service that is down', () => {
     ['answers 500 to everything', { kind: 'status', status: 500 }],
     ['answers 503 to everything', { kind: 'status', status: 503 }],
     ['resets every connection', { kind: 'reset' }],
-  ])('%s: every message fails at once with a ServiceUnavailableError, errorHandler hears it once', async (_name, fault) => {
-    server = await startFaultServer(() => fault)
-    const handled: Error[] = []
-    const changes: BreakerChange[] = []
-    const a = client({ errorHandler: (err) => handled.push(err) }).on('breaker', (change) => changes.push(change))
-    const outcomes = new Outcomes()
-    trackAll(a, outcomes, 100)
-    await a.flush()
+  ])(
+    '%s: every message fails at once with a ServiceUnavailableError, errorHandler hears it once',
+    async (_name, fault) => {
+      server = await startFaultServer(() => fault)
+      const handled: Error[] = []
+      const changes: BreakerChange[] = []
+      const a = client({ errorHandler: (err) => handled.push(err) }).on('breaker', (change) => changes.push(change))
+      const outcomes = new Outcomes()
+      trackAll(a, outcomes, 100)
+      await a.flush()
 
-    expect(outcomes.notExactlyOnce()).toEqual([])
-    expect(outcomes.errorNames()).toEqual({ ServiceUnavailableError: 100 })
-    const error = outcomes.get('m0')?.error as ServiceUnavailableError
-    expect(error).toBeInstanceOf(DeliveryError)
-    expect(error.message).toContain(`${server.url}/v1/batch: the service is unavailable`)
-    expect(handled.map((e) => e.name)).toEqual(['ServiceUnavailableError'])
-    expect(changes.map((c) => c.state)).toEqual(['open'])
-    expect(a.stats()).toMatchObject({ failed: 100, queued: 0, inFlight: 0, breaker: 'open' })
-    // Bounded: far fewer attempts than 11 for each of the requests.
-    expect(server.arrivals).toBeLessThan(40)
-  }, 20_000)
+      expect(outcomes.notExactlyOnce()).toEqual([])
+      expect(outcomes.errorNames()).toEqual({ ServiceUnavailableError: 100 })
+      const error = outcomes.get('m0')?.error as ServiceUnavailableError
+      expect(error).toBeInstanceOf(DeliveryError)
+      expect(error.message).toContain(`${server.url}/v1/batch: the service is unavailable`)
+      expect(handled.map((e) => e.name)).toEqual(['ServiceUnavailableError'])
+      expect(changes.map((c) => c.state)).toEqual(['open'])
+      expect(a.stats()).toMatchObject({ failed: 100, queued: 0, inFlight: 0, breaker: 'open' })
+      // Bounded: far fewer attempts than 11 for each of the requests.
+      expect(server.arrivals).toBeLessThan(40)
+    },
+    20_000,
+  )
 
   it('without errorHandler, flush() rejects with the ServiceUnavailableError, and nothing else escapes', async () => {
     server = await startFaultServer(() => ({ kind: 'status', status: 500 }))

@@ -50,6 +50,8 @@ it('a redirect without a Location says so', async () => {
   const analytics = new Analytics('k', { host: service.url, errorHandler: () => undefined })
   const outcome = await analytics.deliver.track(trackMessage('m1'))
   expect(outcome.delivered).toBe(false)
-  expect(outcome.delivered === false && outcome.error.message).toContain('the service answered 302, a redirect with no Location, which is not followed')
+  expect(outcome.delivered === false && outcome.error.message).toContain(
+    'the service answered 302, a redirect with no Location, which is not followed',
+  )
   await analytics.closeAndFlush()
 })

@@ -1,4 +1,13 @@
-import { afterProbeFailed, afterVerdict, CLOSED, DEFAULT_BREAKER, probeDelayMs, probeDueMs, type AttemptVerdict, type BreakerState } from '../../src/delivery/breaker'
+import {
+  afterProbeFailed,
+  afterVerdict,
+  CLOSED,
+  DEFAULT_BREAKER,
+  probeDelayMs,
+  probeDueMs,
+  type AttemptVerdict,
+  type BreakerState,
+} from '../../src/delivery/breaker'
 
 const policy = DEFAULT_BREAKER
 const half = (): number => 0.5
@@ -39,13 +48,36 @@ describe('the outage breaker (pure policy, injected clock)', () => {
 
   it('opens at the second timeout with no answer between, whatever the time', () => {
     expect(run([['timeout', 10_000]]).isOpen).toBe(false)
-    expect(run([['timeout', 10_000], ['failed', 10_001], ['timeout', 10_002]]).isOpen).toBe(true)
-    expect(run([['timeout', 10_000], ['alive', 10_001], ['timeout', 10_002]]).isOpen).toBe(false)
+    expect(
+      run([
+        ['timeout', 10_000],
+        ['failed', 10_001],
+        ['timeout', 10_002],
+      ]).isOpen,
+    ).toBe(true)
+    expect(
+      run([
+        ['timeout', 10_000],
+        ['alive', 10_001],
+        ['timeout', 10_002],
+      ]).isOpen,
+    ).toBe(false)
   })
 
   it('counts requests that hung together as one timeout: the second must have started after the first timed out', () => {
-    expect(run([['timeout', 10_000, 0], ['timeout', 10_001, 1]]).isOpen).toBe(false)
-    expect(run([['timeout', 10_000, 0], ['timeout', 10_001, 1], ['timeout', 20_050, 10_050]]).isOpen).toBe(true)
+    expect(
+      run([
+        ['timeout', 10_000, 0],
+        ['timeout', 10_001, 1],
+      ]).isOpen,
+    ).toBe(false)
+    expect(
+      run([
+        ['timeout', 10_000, 0],
+        ['timeout', 10_001, 1],
+        ['timeout', 20_050, 10_050],
+      ]).isOpen,
+    ).toBe(true)
   })
 
   it('probes at growing intervals, 1 s doubling to 30 s, less up to 20 % jitter', () => {
