@@ -4,6 +4,7 @@ import { setUnrefTimeout } from '../timers'
 import type { AttemptVerdict } from './breaker'
 import { describeRedirect, isRedirectStatus } from './redirect'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
+import type { Release } from './socket-gate'
 import type { RequestBody, Transport, TransportResponse } from './transport'
 
 /** One retry about to happen: reported to `on('retry')` listeners. */
@@ -99,11 +100,16 @@ export async function deliverRequest(
     let status: number | undefined
     let retryAfterMs: number | undefined
     let error: Error | undefined
+    // A socket of the shared pool first: the timeout runs only while the request can be on the wire.
+    const release = await acquireSocket(path, ctx, stop)
     const startedMs = ctx.now()
     // Every request makes its first attempt (up to maxRetryTime long), however long its messages
     // waited for it; no retry outlives their time budget (maxRetryTime from the oldest one's call).
     const budgetMs = attempt === 0 ? ctx.policy.maxTotalMs : ctx.policy.maxTotalMs - (startedMs - sinceMs)
-    if (budgetMs <= 0) throw outOfTime(path, ctx, attempt)
+    if (budgetMs <= 0) {
+      release?.()
+      throw outOfTime(path, ctx, attempt)
+    }
     const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, budgetMs))
     let signal: AttemptSignal = 'neutral'
     let verdict: AttemptVerdict = 'alive'
@@ -129,6 +135,7 @@ export async function deliverRequest(
       // A timeout cut short by the time budget says less about the service than a full one.
       verdict = err instanceof AttemptTimeout && timeoutMs === ctx.timeoutMs ? 'timeout' : 'failed'
     } finally {
+      release?.()
       ctx.attemptEnded(path, { signal, verdict, startedMs, isProbe, status, error })
     }
     const outage = ctx.outage(path)
@@ -142,6 +149,15 @@ export async function deliverRequest(
     }
     ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
     await waitForRetry(path, delayMs, ctx, stop, { status, attempts: attempt + 1 })
+  }
+}
+
+async function acquireSocket(path: string, ctx: DeliveryContext, stop: AbortSignal): Promise<Release | undefined> {
+  if (ctx.transport.acquire === undefined) return undefined
+  try {
+    return await ctx.transport.acquire(stop)
+  } catch (err) {
+    throw stop.aborted ? givenUp(path, stop.reason) : err
   }
 }
 

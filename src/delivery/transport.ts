@@ -4,6 +4,7 @@ import { canGzip, gzipText } from '../gzip'
 import { base64Utf8, importAtRunTime, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
 import { drainResponseBody, type DrainableResponse } from './response-body'
+import { socketGateFor, type Release, type SocketGate } from './socket-gate'
 import type { FetchLike } from '../types'
 
 /** What one HTTP attempt came to: the status, and the `Retry-After` and `Location` headers, if any. */
@@ -24,6 +25,11 @@ export interface Transport {
    * as it always has (a test's fake fetch may read it as a string).
    */
   readonly acceptsBytes: boolean
+  /**
+   * Waits for a socket of the process-wide pool (the default transport only): an attempt takes
+   * one before its timeout starts, and releases it when it ends.
+   */
+  readonly acquire?: (signal: AbortSignal) => Promise<Release>
   /** POSTs one JSON body to `path` (e.g. `/v1/batch`) under the host. */
   send(path: string, body: RequestBody, signal: AbortSignal): Promise<TransportResponse>
 }
@@ -112,8 +118,16 @@ export function createHttpTransport(options: TransportOptions): Transport {
   // A plain function, never called as `options.fetch(...)`: workerd's fetch throws "Illegal
   // invocation" when its `this` is the options object.
   const userFetch = options.fetch
+  let gate: SocketGate | undefined
+  const owner = {}
   return {
     acceptsBytes: userFetch === undefined,
+    // The default fetch's keep-alive pool has MAX_SOCKETS_PER_HOST sockets per origin for every
+    // instance of the process: the gate hands them out, fairly, before any timeout runs.
+    acquire:
+      userFetch === undefined
+        ? (signal) => (gate ??= socketGateFor(new URL(options.host).origin, MAX_SOCKETS_PER_HOST)).acquire(owner, signal)
+        : undefined,
     async send(path, body, signal) {
       const payload = gzip ? await gzipText(body) : body
       const send = userFetch ?? (await loadDefaultFetch())
