@@ -16,6 +16,9 @@ const OTHER_SDK_OPTIONS: Readonly<Record<string, string>> = {
   axiosConfig: 'pass a fetch function as "fetch" (see docs/proxies-and-transports.md)',
   axiosInstance: 'pass a fetch function as "fetch" (see docs/proxies-and-transports.md)',
   axiosRetryConfig: 'write "maxRetries", "retryDelay" and "maxRetryDelay"',
+  maxTotalBackoffDuration: 'write "maxRetryTime", in milliseconds',
+  maxRateLimitDuration: 'write "maxRetryTime", in milliseconds',
+  oauthSettings: 'OAuth is not supported: the write key is the only credential',
 }
 
 /**
