@@ -7,6 +7,8 @@ export interface Drainable {
   readonly queued: number
   /** Messages sent or waiting to be retried, without an outcome yet. */
   readonly inFlight: number
+  /** False for a client that sends nothing (`enable: false`): its messages are not lost at exit. */
+  readonly sends: boolean
 }
 
 interface ExitingProcess {
@@ -36,7 +38,7 @@ export function lostAtExitText(count: number): string | undefined {
 // is lost. This is the library's one write to the console, because nobody can be told later.
 function onExit(): void {
   let count = 0
-  for (const drainable of active) count += drainable.queued + drainable.inFlight
+  for (const drainable of active) if (drainable.sends) count += drainable.queued + drainable.inFlight
   const text = lostAtExitText(count)
   if (text === undefined) return
   try {

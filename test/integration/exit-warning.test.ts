@@ -65,6 +65,11 @@ describe('the process exits with messages not yet delivered', () => {
     expect(collector.messages).toHaveLength(25)
   })
 
+  it('says nothing for a client with enable: false (it sends nothing, so nothing is lost)', async () => {
+    const result = await run(`new Analytics('exit-key', { enable: false }).track({ userId: 'x', event: 'E' }); process.exit(0)`)
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' })
+  })
+
   it('says nothing when nothing was tracked', async () => {
     const result = await run('process.exit(0)')
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' })

@@ -28,7 +28,7 @@ describe('the exit hook', () => {
     }
   })
 
-  const idle = () => ({ drainBeforeExit: jest.fn(), queued: 0, inFlight: 0 })
+  const idle = () => ({ drainBeforeExit: jest.fn(), queued: 0, inFlight: 0, sends: true })
 
   it('does not throw when process.on throws, and installs itself once process.on works', () => {
     const hook = freshExitHook()
@@ -71,8 +71,10 @@ describe('the exit hook', () => {
     const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true)
     const a = { ...idle(), queued: 3, inFlight: 2 }
     const b = { ...idle(), queued: 1 }
+    const disabled = { ...idle(), queued: 7, sends: false } // enable: false: nothing is lost
     hook.holdsWork(a)
     hook.holdsWork(b)
+    hook.holdsWork(disabled)
     const onExit = process.listeners('exit').filter((l) => !beforeExit.includes(l))
     expect(onExit).toHaveLength(1)
     onExit[0](0)
