@@ -2,7 +2,8 @@ import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
-import { describeThrown, describeValue } from './message/describe'
+import { describeThrown } from './message/describe'
+import { callbackError } from './message/positional'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
@@ -268,7 +269,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
     if (callback !== undefined && typeof callback !== 'function') {
       // There is no callback to give the error to: errorHandler, else a throw.
-      this.#ledger.refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
+      this.#ledger.refuse(callbackError(type, message, callback), undefined, true)
       return this
     }
     let serialized: Serialized

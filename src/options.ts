@@ -1,5 +1,6 @@
 import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
+import { unknownOptionError, writeKeyObjectError } from './option-mistakes'
 import { MAX_TIMER_MS } from './limits'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
 import type { ErrorHandler, FetchLike } from './types'
@@ -207,12 +208,15 @@ export const DEFAULTS = Object.freeze({
  * @throws ValidationError naming the option and the rule it breaks.
  */
 export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = {}): ResolvedOptions {
+  if (typeof writeKey === 'object' && writeKey !== null && 'writeKey' in writeKey) throw writeKeyObjectError(writeKey)
   if (typeof writeKey !== 'string' || writeKey.trim() === '') {
     throw new ValidationError('writeKey', 'is required and must be a non-empty string', 'Analytics')
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ValidationError('options', 'must be an object', 'Analytics')
   }
+  const unknown = unknownOptionError(options, KNOWN_OPTIONS)
+  if (unknown !== undefined) throw unknown
   const o = options as Record<string, unknown>
   return Object.freeze({
     writeKey,
@@ -236,6 +240,34 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
   })
 }
 
+/**
+ * The name of every option, one a line; `normalizeOptions` refuses any other name, naming the
+ * closest. The type makes the compiler refuse this list when an option of {@link AnalyticsOptions}
+ * is missing from it: adding an option is adding its line here.
+ */
+const OPTION_NAMES: { readonly [Name in keyof Required<AnalyticsOptions>]: true } = {
+  host: true,
+  flushAt: true,
+  flushInterval: true,
+  enable: true,
+  errorHandler: true,
+  fetch: true,
+  timeout: true,
+  maxRetries: true,
+  retryDelay: true,
+  maxRetryDelay: true,
+  maxRetryTime: true,
+  maxQueueSize: true,
+  maxQueueBytes: true,
+  maxInFlight: true,
+  maxRequestsPerSecond: true,
+  compress: true,
+  waitUntil: true,
+}
+
+/** Every option's name, in the order of {@link AnalyticsOptions}. */
+export const KNOWN_OPTIONS: readonly string[] = Object.freeze(Object.keys(OPTION_NAMES))
+
 type Defaulted = keyof typeof DEFAULTS
 
 function hostOption(value: unknown): string {
@@ -258,7 +290,18 @@ function hostOption(value: unknown): string {
   if (value.includes('?') || value.includes('#')) {
     throw new ValidationError('host', 'must not contain a query string or a fragment ("?" or "#")', 'Analytics')
   }
-  return removeTrailingSlash(value.trim())
+  const host = removeTrailingSlash(value.trim())
+  // Copied from the service's docs, "https://api.segment.io/v1" would request /v1/v1/batch (404).
+  const endpoint = /\/v1(?:\/(?:batch|import|identify|track|page|screen|group|alias))?$/i.exec(host)
+  if (endpoint !== null) {
+    const bare = host.slice(0, endpoint.index)
+    throw new ValidationError(
+      'host',
+      `must not end in "${endpoint[0]}": the client adds /v1/batch and /v1/alias itself; write "${bare}"`,
+      'Analytics',
+    )
+  }
+  return host
 }
 
 // A delay in milliseconds that a timer can wait: setTimeout fires at once past 2^31-1 ms (with a

@@ -47,6 +47,8 @@ export interface BreakerState {
   readonly timeouts: number
   /** When the last timeout counted ended, ms: a timeout of an attempt started before it does not count again. */
   readonly lastTimeoutMs: number
+  /** When the service last answered, ms: a timeout of an attempt started before that is bad luck, not an outage. */
+  readonly lastAliveMs: number
   /** When the next probe may start, ms (open only). */
   readonly nextProbeMs: number
 }
@@ -58,6 +60,7 @@ export const CLOSED: BreakerState = Object.freeze({
   sinceMs: 0,
   timeouts: 0,
   lastTimeoutMs: -Infinity,
+  lastAliveMs: -Infinity,
   nextProbeMs: 0,
 })
 
@@ -70,7 +73,8 @@ export function probeDelayMs(failedProbes: number, policy: BreakerPolicy, random
 /**
  * The next state after an attempt that started at `startedMs` and ended at `nowMs` with `verdict`.
  * Timeouts count in a row only when each attempt started after the last one counted had timed
- * out: requests that hung together are one piece of evidence, not several. While open, only an
+ * out (requests that hung together are one piece of evidence, not several) and after the service
+ * last answered (an attempt that hung while others got answers met bad luck). While open, only an
  * answer counts (it closes the breaker): a failure there is a failed probe
  * ({@link afterProbeFailed}) or an attempt that was in flight when it opened, which says nothing new.
  */
@@ -82,15 +86,15 @@ export function afterVerdict(
   nowMs: number,
   random: () => number,
 ): BreakerState {
-  if (verdict === 'alive') return state.isOpen || state.failures > 0 ? CLOSED : state
+  if (verdict === 'alive') return { ...CLOSED, lastAliveMs: nowMs }
   if (state.isOpen) return state
   const failures = state.failures + 1
   const sinceMs = state.failures === 0 ? nowMs : state.sinceMs
-  const isNewTimeout = verdict === 'timeout' && startedMs >= state.lastTimeoutMs
+  const isNewTimeout = verdict === 'timeout' && startedMs >= state.lastTimeoutMs && startedMs >= state.lastAliveMs
   const timeouts = state.timeouts + (isNewTimeout ? 1 : 0)
   const lastTimeoutMs = isNewTimeout ? nowMs : state.lastTimeoutMs
   const opens = timeouts >= policy.timeoutsToOpen || (failures >= policy.failuresToOpen && nowMs - sinceMs >= policy.minRunMs)
-  if (!opens) return { isOpen: false, failures, sinceMs, timeouts, lastTimeoutMs, nextProbeMs: 0 }
+  if (!opens) return { ...state, failures, sinceMs, timeouts, lastTimeoutMs }
   return { ...CLOSED, isOpen: true, sinceMs: nowMs, nextProbeMs: nowMs + probeDelayMs(0, policy, random) }
 }
 

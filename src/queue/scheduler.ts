@@ -86,6 +86,11 @@ export class FlushScheduler implements Drainable {
     return this.#lanes.length
   }
 
+  /** Whether messages are sent at all (`enable`); with `false`, nothing is lost at exit. */
+  get sends(): boolean {
+    return this.#options.enable
+  }
+
   /** Messages in requests being sent or waiting to be retried. */
   get inFlight(): number {
     return this.#pendingCount - this.#lanes.length

@@ -64,6 +64,25 @@ describe('the outage breaker (pure policy, injected clock)', () => {
     ).toBe(false)
   })
 
+  it('does not count a timeout of an attempt that started before the service last answered (bad luck, not an outage)', () => {
+    // Started at 0, others answered at 500, timed out at 1000; the next started after and timed out too.
+    expect(
+      run([
+        ['alive', 500],
+        ['timeout', 1000, 0],
+        ['timeout', 2100, 1050],
+      ]).isOpen,
+    ).toBe(false)
+    expect(
+      run([
+        ['alive', 500],
+        ['timeout', 1000, 0],
+        ['timeout', 2100, 1050],
+        ['timeout', 3200, 2150],
+      ]).isOpen,
+    ).toBe(true)
+  })
+
   it('counts requests that hung together as one timeout: the second must have started after the first timed out', () => {
     expect(
       run([
@@ -92,7 +111,7 @@ describe('the outage breaker (pure policy, injected clock)', () => {
   it('ignores failures of attempts that were in flight when it opened, and closes at any answer', () => {
     const open = run(Array.from({ length: 8 }, (_, i): [AttemptVerdict, number] => ['failed', i * 200]))
     expect(afterVerdict(open, policy, 'failed', 1000, 1500, half)).toBe(open)
-    expect(afterVerdict(open, policy, 'alive', 1000, 1500, half)).toEqual(CLOSED)
+    expect(afterVerdict(open, policy, 'alive', 1000, 1500, half)).toEqual({ ...CLOSED, lastAliveMs: 1500 })
   })
 
   it('brings the probe forward while a flush is awaited, but never within a second of the last', () => {
