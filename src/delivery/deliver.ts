@@ -33,6 +33,8 @@ export interface AttemptReport {
   readonly isProbe: boolean
   /** The status, when the service answered. */
   readonly status?: number | undefined
+  /** The beginning of the body of an error answer, quoted. */
+  readonly body?: string | undefined
   /** The network error or timeout, when it did not. */
   readonly error?: Error | undefined
 }
@@ -100,6 +102,7 @@ export async function deliverRequest(
     let status: number | undefined
     let retryAfterMs: number | undefined
     let error: Error | undefined
+    let said: string | undefined
     // A socket of the shared pool first: the timeout runs only while the request can be on the wire.
     const release = await acquireSocket(path, ctx, stop)
     const startedMs = ctx.now()
@@ -123,8 +126,13 @@ export async function deliverRequest(
         throw new DeliveryError(`${ctx.host}${path}: ${describeRedirect(status, response.location)}`, status, attempt + 1)
       }
       if (!isRetryableStatus(status)) {
-        throw new DeliveryError(`${ctx.host}${path}: the service answered ${status}, which is not retried`, status, attempt + 1)
+        throw new DeliveryError(
+          `${ctx.host}${path}: the service answered ${answered(status, response.body)}, which is not retried`,
+          status,
+          attempt + 1,
+        )
       }
+      said = response.body
       retryAfterMs = parseRetryAfterMs(response.retryAfter, ctx.now())
     } catch (err) {
       if (err instanceof DeliveryError) throw err
@@ -136,13 +144,13 @@ export async function deliverRequest(
       verdict = err instanceof AttemptTimeout && timeoutMs === ctx.timeoutMs ? 'timeout' : 'failed'
     } finally {
       release?.()
-      ctx.attemptEnded(path, { signal, verdict, startedMs, isProbe, status, error })
+      ctx.attemptEnded(path, { signal, verdict, startedMs, isProbe, status, body: said, error })
     }
     const outage = ctx.outage(path)
     if (outage !== undefined) throw outage
     const delayMs = nextRetryDelayMs(attempt, ctx.now() - sinceMs, retryAfterMs, ctx.policy, ctx.random)
     if (delayMs === undefined) {
-      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${status}`
+      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, said)}`
       throw new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
         cause: error,
       })
@@ -159,6 +167,11 @@ async function acquireSocket(path: string, ctx: DeliveryContext, stop: AbortSign
   } catch (err) {
     throw stop.aborted ? givenUp(path, stop.reason) : err
   }
+}
+
+/** A status and, when the service said why, the beginning of what it said. */
+function answered(status: number, body: string | undefined): string {
+  return body === undefined ? String(status) : `${status} (${body})`
 }
 
 function outOfTime(path: string, ctx: DeliveryContext, attempts: number): DeliveryError {

@@ -3,7 +3,7 @@ import type * as Https from 'node:https'
 import { canGzip, gzipText } from '../gzip'
 import { base64Utf8, importAtRunTime, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
-import { drainResponseBody, type DrainableResponse } from './response-body'
+import { bodyExcerpt, drainResponseBody, type DrainableResponse } from './response-body'
 import { socketGateFor, type Release, type SocketGate } from './socket-gate'
 import type { FetchLike } from '../types'
 
@@ -13,6 +13,8 @@ export interface TransportResponse {
   readonly retryAfter: string | null
   /** Where a redirect (3xx) pointed; it is never followed. */
   readonly location?: string | null
+  /** The beginning of an error's body (4xx, 5xx), quoted, as one line: for the error message. */
+  readonly body?: string | undefined
 }
 
 /** A request body: JSON text, or that text already in UTF-8 bytes. */
@@ -49,6 +51,8 @@ export interface TransportOptions {
 const FREE_SOCKET_TIMEOUT_MS = 4_000
 const MAX_SOCKETS_PER_HOST = 64
 const DEFAULT_BODY_TIMEOUT_MS = 10_000
+const ERROR_BODY_WAIT_MS = 1_000
+const ERROR_BODY_KEEP_BYTES = 1_024
 
 let defaultFetch: Promise<FetchLike> | undefined
 
@@ -153,17 +157,29 @@ export function createHttpTransport(options: TransportOptions): Transport {
         throw err
       }
       const status = response.status
-      const answer = {
+      const isError = status >= 400
+      const answer: { status: number; retryAfter: string | null; location: string | null; body?: string } = {
         status,
         retryAfter: response.headers.get('retry-after'),
         location: status >= 300 && status <= 399 ? response.headers.get('location') : null,
       }
       // The status is the answer. The body is read only so that the socket goes back to the pool,
       // in the background (a slow body must not turn a 200 into a timeout and a retry), at most
-      // 64 KB and for at most the request timeout; then the connection is closed.
-      void drainResponseBody(response as DrainableResponse, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, () =>
-        controller.abort(new Error('response body too long or too slow')),
-      ).then(() => signal.removeEventListener('abort', follow))
+      // 64 KB and for at most the request timeout; then the connection is closed. An error's body
+      // is read first, for at most a second, and its beginning goes in the error message (a
+      // service, and our collector, say there what was wrong).
+      const drained = drainResponseBody(
+        response as DrainableResponse,
+        isError
+          ? Math.min(ERROR_BODY_WAIT_MS, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS)
+          : (options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
+        () => controller.abort(new Error('response body too long or too slow')),
+        isError ? ERROR_BODY_KEEP_BYTES : 0,
+      ).then((kept) => {
+        signal.removeEventListener('abort', follow)
+        return kept
+      })
+      if (isError) answer.body = bodyExcerpt(await drained)
       return answer
     },
   }

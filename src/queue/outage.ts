@@ -30,7 +30,7 @@ export class OutageBreaker {
   readonly #random: () => number
   readonly #parked = new Set<() => void>()
   #state: BreakerState = CLOSED
-  #last: { status?: number | undefined; error?: Error | undefined } = {}
+  #last: { status?: number | undefined; body?: string | undefined; error?: Error | undefined } = {}
   #lastProbeMs = 0
   #openedMs = 0
   #isProbing = false
@@ -72,7 +72,7 @@ export class OutageBreaker {
   report(report: AttemptReport): void {
     const now = this.#now()
     const wasOpen = this.#state.isOpen
-    if (report.verdict !== 'alive') this.#last = { status: report.status, error: report.error }
+    if (report.verdict !== 'alive') this.#last = { status: report.status, body: report.body, error: report.error }
     if (report.isProbe) {
       this.#isProbing = false
       this.#lastProbeMs = now
@@ -130,8 +130,9 @@ export class OutageBreaker {
   }
 
   #open(now: number): void {
-    const { status, error } = this.#last
-    const last = status !== undefined ? `the service answered ${status}` : (error?.message ?? 'a network error')
+    const { status, body, error } = this.#last
+    const answer = body === undefined ? `${status}` : `${status} (${body})`
+    const last = status !== undefined ? `the service answered ${answer}` : (error?.message ?? 'a network error')
     this.#reason = `last: ${last}`
     this.#lastProbeMs = now
     this.#openedMs = now
