@@ -29,6 +29,8 @@ if (mode === 'cli') {
     '--host',
     host,
     '--json',
+    // Each round imports the same file again: its checkpoint from the last round is replaced.
+    '--restart',
     ...extra,
   ]
   await import(join(root, 'dist', 'cli.js'))

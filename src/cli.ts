@@ -5,6 +5,26 @@ import { VERSION } from './version'
 
 // The `eventrail` bin: `eventrail dev`, the local collector and its debugger, and `eventrail import`.
 
+/** What `eventrail --help` (or `eventrail` alone) prints: every command, one line each, and examples. */
+export const COMMANDS_USAGE = `Usage: eventrail <command> [options]
+
+Commands:
+  dev       run a local collector and its debugger page: see what your app sends
+  import    send a file of JSON lines (an export, .gz, or -) to the service, resumably
+
+Examples:
+  eventrail dev                                       then open http://127.0.0.1:4040/
+  eventrail import events.jsonl --write-key KEY       --resume continues after Ctrl+C
+
+"eventrail <command> --help" shows the options of a command.
+
+Options:
+  -h, --help      show this help
+  -v, --version   show the version
+`
+
+const COMMANDS = ['dev', 'import']
+
 // A reader that goes away (`eventrail import … | head`, a closed terminal) ends the output, not the
 // command: Node reports the closed pipe as an 'error' event on the stream, which unheard would
 // crash the process. The import still finishes and writes its checkpoint; the collector keeps
@@ -12,14 +32,25 @@ import { VERSION } from './version'
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'help') argv = argv.length > 1 ? [argv[1], '--help'] : ['--help']
   if (argv[0] === 'import') {
     // Loaded only for this command: `eventrail dev` does not pay for it, nor it for the collector.
     const { runImportCommand } = await import('./import/command')
     return runImportCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin })
   }
+  if (argv.length === 0) {
+    process.stderr.write(`eventrail: a command is required\n\n${COMMANDS_USAGE}`)
+    return 2
+  }
+  const first = argv[0]
+  if (!first.startsWith('-') && !COMMANDS.includes(first)) {
+    process.stderr.write(`eventrail: unknown command "${first}": the commands are ${COMMANDS.join(' and ')}\n\n${COMMANDS_USAGE}`)
+    return 2
+  }
   const parsed = parseCliArgs(argv)
   if (parsed.command === 'help') {
-    process.stdout.write(CLI_USAGE)
+    // `eventrail dev --help`: the options of dev; `eventrail --help`: every command.
+    process.stdout.write(argv.includes('dev') ? CLI_USAGE : COMMANDS_USAGE)
     return 0
   }
   if (parsed.command === 'version') {

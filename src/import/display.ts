@@ -1,4 +1,4 @@
-import { jsonEvent, progressLine, summaryTable, type InputPosition } from './render'
+import { jsonEvent, progressLine, summaryTable, type InputPosition, type SummaryNotes } from './render'
 import type { ImportProgress, ImportSummary } from './types'
 
 /** Where the command writes. */
@@ -12,7 +12,8 @@ export interface ProgressDisplay {
   /** How often the import should report progress, in ms. */
   readonly intervalMs: number
   show(progress: ImportProgress): void
-  finish(summary: ImportSummary, notes: Parameters<typeof summaryTable>[1]): void
+  /** The last progress, the summary, and (with `--json`) `extra` in the summary event. */
+  finish(summary: ImportSummary, notes: SummaryNotes, extra?: Record<string, unknown>): void
   /** A line of text (a notice) that must not be drawn over by the live line. */
   notice(text: string): void
 }
@@ -20,13 +21,23 @@ export interface ProgressDisplay {
 const TTY_REPAINT_MS = 250
 const CLEAR_TO_END = '\u001b[K'
 
-/** Picks the display for `out`: `--json`, a terminal, or neither. */
-export function createDisplay(out: Output, json: boolean, plainIntervalS: number, input: () => InputPosition): ProgressDisplay {
+/**
+ * Picks the display for `out`: `--json`, a terminal, or neither. `input` tells how far into its
+ * input the import is, for a progress of `elapsedMs`; `dryRun` says "would send" for "sent".
+ */
+export function createDisplay(
+  out: Output,
+  json: boolean,
+  plainIntervalS: number,
+  input: (elapsedMs: number) => InputPosition,
+  dryRun = false,
+): ProgressDisplay {
+  const line = (p: ImportProgress): string => progressLine(p, input(p.elapsedMs), dryRun)
   if (json) {
     return {
       intervalMs: Math.min(1000, plainIntervalS * 1000),
-      show: (p) => out.write(jsonEvent('progress', p, input())),
-      finish: (s) => out.write(jsonEvent('summary', s, input())),
+      show: (p) => out.write(jsonEvent('progress', p, input(p.elapsedMs))),
+      finish: (s, _notes, extra) => out.write(jsonEvent('summary', s, input(s.elapsedMs), extra)),
       notice: (text) => out.write(JSON.stringify({ event: 'notice', message: text }) + '\n'),
     }
   }
@@ -35,10 +46,10 @@ export function createDisplay(out: Output, json: boolean, plainIntervalS: number
     return {
       intervalMs: TTY_REPAINT_MS,
       show: (p) => {
-        out.write(`\r${progressLine(p, input())}${CLEAR_TO_END}`)
+        out.write(`\r${line(p)}${CLEAR_TO_END}`)
         drawn = true
       },
-      finish: (s, notes) => out.write(`\r${progressLine(s, input())}${CLEAR_TO_END}\n\n${summaryTable(s, notes)}`),
+      finish: (s, notes) => out.write(`\r${line(s)}${CLEAR_TO_END}\n\n${summaryTable(s, notes)}`),
       notice: (text) => {
         out.write(`${drawn ? `\r${CLEAR_TO_END}` : ''}${text}\n`)
         drawn = false
@@ -53,9 +64,9 @@ export function createDisplay(out: Output, json: boolean, plainIntervalS: number
       const now = Date.now()
       if (now - lastMs < plainIntervalS * 1000) return
       lastMs = now
-      out.write(`${progressLine(p, input())}\n`)
+      out.write(`${line(p)}\n`)
     },
-    finish: (s, notes) => out.write(`${progressLine(s, input())}\n\n${summaryTable(s, notes)}`),
+    finish: (s, notes) => out.write(`${line(s)}\n\n${summaryTable(s, notes)}`),
     notice: (text) => out.write(`${text}\n`),
   }
 }

@@ -4,8 +4,9 @@ import { loadLineIdHasher } from './message-id'
 import { rateDelayMs, resolveImportOptions, type ResolvedImportOptions } from './pace'
 import type { ImportClient, SourceItem } from './source'
 import { callListener, Tally } from './tally'
-import type { IdPolicy } from './to-message'
+import type { IdPolicy, RecordFilter } from './to-message'
 import type { ImportOptions, ImportProgress, ImportSummary } from './types'
+import type { Watermark } from './watermark'
 
 export type { ImportClient, SourceItem } from './source'
 
@@ -13,6 +14,18 @@ export type { ImportClient, SourceItem } from './source'
 const REFUSALS = new Set(['ValidationError', 'MessageTooLargeError'])
 // Wait this long before handing a message again that a shared, full client refused.
 const QUEUE_FULL_RETRY_MS = 10
+// The longest wait a timer takes (2^31 - 1 ms, ~24.8 days): a longer one fires at once.
+const MAX_TIMER_MS = 2_147_483_647
+
+/** Options of the engine beyond the library's: what `eventrail import` adds. */
+export interface EngineOptions extends ImportOptions {
+  /** The watermark to keep, for a caller that reads it as it moves (the CLI's content trail). */
+  readonly watermark?: Watermark
+  /** Bytes of the input of the items that have their outcome, added as they get it (the CLI's percentage). */
+  readonly done?: { bytes: number }
+  /** Records of `eventrail dev --out`: which to import (`--verdict`). */
+  readonly records?: RecordFilter
+}
 
 /**
  * Runs an import: reads `items` in order, hands each message to the client's own method (which
@@ -24,10 +37,10 @@ const QUEUE_FULL_RETRY_MS = 10
 export async function runImport(
   items: AsyncIterable<readonly SourceItem[]>,
   client: ImportClient,
-  options: ImportOptions,
+  options: EngineOptions,
 ): Promise<ImportSummary> {
   const resolved = resolveImportOptions(options)
-  const ids: IdPolicy = { hashLine: await loadLineIdHasher(), custom: options.messageId }
+  const ids: IdPolicy = { hashLine: await loadLineIdHasher(), custom: options.messageId, records: options.records }
   return new ImportRun(client, resolved, ids, options).run(items)
 }
 
@@ -35,21 +48,24 @@ class ImportRun {
   readonly #client: ImportClient
   readonly #options: ResolvedImportOptions
   readonly #ids: IdPolicy
-  readonly #hooks: ImportOptions
+  readonly #hooks: EngineOptions
   readonly #tally: Tally
+  readonly #done: { bytes: number }
   #handed = 0
   #stopped = false
   #aborted = false
   #stoppedAt: number | undefined
   #flushing = false
   #wake: (() => void) | undefined
+  #endSleep: (() => void) | undefined
 
-  constructor(client: ImportClient, options: ResolvedImportOptions, ids: IdPolicy, hooks: ImportOptions) {
+  constructor(client: ImportClient, options: ResolvedImportOptions, ids: IdPolicy, hooks: EngineOptions) {
     this.#client = client
     this.#options = options
     this.#ids = ids
     this.#hooks = hooks
-    this.#tally = new Tally(options.firstPosition - 1)
+    this.#tally = new Tally(options.firstPosition - 1, hooks.watermark)
+    this.#done = hooks.done ?? { bytes: 0 }
   }
 
   async run(items: AsyncIterable<readonly SourceItem[]>): Promise<ImportSummary> {
@@ -99,12 +115,14 @@ class ImportRun {
     // Leaving the loop ends the source (`return()`): a file stream is closed.
     outer: for await (const batch of batches) {
       for (const item of batch) {
-        this.#tally.read += 1
         if (item.source === null) {
+          // A blank line: nothing to send, its outcome is known at once.
+          this.#tally.read += 1
+          this.#tally.skipped += 1
+          this.#done.bytes += item.bytes
           this.#tally.watermark.pass(item.position)
           continue
         }
-        this.#tally.bytes += item.bytes
         while (
           !this.#stopped &&
           this.#tally.pending > 0 &&
@@ -115,8 +133,12 @@ class ImportRun {
         if (this.#stopped) break outer
         if (rate !== undefined) {
           const delay = rateDelayMs(this.#tally.startMs, this.#handed, rate, Date.now())
-          if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+          if (delay > 0) await this.#sleep(delay)
+          if (this.#stopped) break outer
         }
+        // Counted once taken: an item left when the import stops is neither read nor given an outcome.
+        this.#tally.read += 1
+        this.#tally.bytes += item.bytes
         this.#handed += 1
         this.#tally.pending += 1
         this.#tally.pendingBytes += item.bytes
@@ -132,10 +154,14 @@ class ImportRun {
   }
 
   // One function for every item: the callback of each message is its only closure.
-  readonly #settle = (item: SourceItem, type: MessageType | undefined, err: Error | undefined): void => this.#outcome(item, type, err)
+  readonly #settle = (item: SourceItem, type: MessageType | undefined, err: Error | undefined, isSkipped?: boolean): void =>
+    this.#outcome(item, type, err, isSkipped === true)
 
-  #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined): void {
-    if (err === undefined) {
+  #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined, isSkipped: boolean): void {
+    if (isSkipped) {
+      this.#tally.skipped += 1
+      this.#tally.watermark.close(item.position)
+    } else if (err === undefined) {
       this.#tally.sent += 1
       this.#tally.watermark.close(item.position)
     } else if (err.name === 'QueueFullError') {
@@ -164,6 +190,7 @@ class ImportRun {
     }
     this.#tally.pending -= 1
     this.#tally.pendingBytes -= item.bytes
+    this.#done.bytes += item.span ?? item.bytes
     const wake = this.#wake
     this.#wake = undefined
     wake?.()
@@ -212,9 +239,30 @@ class ImportRun {
 
   #stop(): void {
     this.#stopped = true
+    this.#endSleep?.()
     const wake = this.#wake
     this.#wake = undefined
     wake?.()
+  }
+
+  // Waits `ms` (the rate's spacing), however long, or until the import stops.
+  #sleep(ms: number): Promise<void> {
+    const until = Date.now() + ms
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const end = (): void => {
+        clearTimeout(timer)
+        this.#endSleep = undefined
+        resolve()
+      }
+      const arm = (): void => {
+        const left = until - Date.now()
+        if (left <= 0) end()
+        else timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS))
+      }
+      this.#endSleep = end
+      arm()
+    })
   }
 
   #progress(): void {

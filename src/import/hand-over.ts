@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors'
 import { QUEUE_PARSED_LINE } from '../internal'
 import type { ParsedLine } from '../message/prepare'
 import { outcomeOnly } from '../outcome'
@@ -10,8 +11,8 @@ interface InternalQueues {
   [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void
 }
 
-/** Gets the outcome of one item handed over: the item, its type (when known) and the error, if any. */
-export type Settle = (item: SourceItem, type: MessageType | undefined, err: Error | undefined) => void
+/** Gets the outcome of one item handed over: the item, its type (when known) and the error, if any, or that it was skipped. */
+export type Settle = (item: SourceItem, type: MessageType | undefined, err: Error | undefined, isSkipped?: boolean) => void
 
 /**
  * Hands one item of an import to the client: a line is decoded and given to the client's own
@@ -22,8 +23,16 @@ export type Settle = (item: SourceItem, type: MessageType | undefined, err: Erro
 export function handOver(client: ImportClient, item: SourceItem, ids: IdPolicy, settle: Settle): void {
   const queues = client as Partial<InternalQueues>
   if (item.error !== undefined) return settle(item, undefined, item.error)
-  const decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, ids, item.textBytes)
-  if (decoded.error !== undefined) return settle(item, undefined, decoded.error)
+  let decoded
+  try {
+    decoded = decodeItem(item.source as NonNullable<SourceItem['source']>, item.position, ids, item.textBytes)
+  } catch (err) {
+    // An object whose reading throws (a getter, a Proxy): refused, never left without an outcome.
+    const reason = `could not be read (${err instanceof Error ? err.message : String(err)})`
+    return settle(item, undefined, err instanceof ValidationError ? err : new ValidationError('item', reason, 'importMessages'))
+  }
+  if (decoded.skip === true) return settle(item, undefined, undefined, true)
+  if (decoded.error !== undefined) return settle(item, decoded.type, decoded.error)
   const type = decoded.type
   const callback = outcomeOnly((err) => settle(item, type, err ?? undefined))
   const queueLine = queues[QUEUE_PARSED_LINE]

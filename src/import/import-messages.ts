@@ -13,7 +13,9 @@ export type { ImportClient } from './engine'
  *
  * Each item is a message with a `type` field, a line of JSON text, or a record written by
  * `eventrail dev --out`. An invalid item is counted and reported to `onIssue` with its position;
- * it never stops the import (unless `strict`). A line of text without a `messageId` gets one derived
+ * it never stops the import (unless `strict`). Every item gets one outcome: sent, refused (an
+ * invalid message, an item that is not a message such as `null`, an item for which the
+ * `messageId` option throws), failed, or skipped (a blank line of text). A line of text without a `messageId` gets one derived
  * from its bytes and position, the same in every run; for objects, pass `messageId` (e.g. from
  * the row's primary key) so that the service can de-duplicate a repeated run.
  *
@@ -71,10 +73,16 @@ export async function importMessages(
 
 async function* toItems(source: AsyncIterable<ImportSource> | Iterable<ImportSource>, first: number): AsyncGenerator<SourceItem[]> {
   let position = first
-  for await (const value of source) {
+  for await (const value of source as AsyncIterable<unknown>) {
     if (typeof value === 'string') {
       yield [{ position, source: value.trim() === '' ? null : value, bytes: Buffer.byteLength(value) }]
-    } else yield [{ position, source: value, bytes: 0 }]
+    } else if (typeof value === 'object' && value !== null) {
+      yield [{ position, source: value as Record<string, unknown>, bytes: 0 }]
+    } else {
+      // null, a number…: refused with its position, never taken for a blank line.
+      const rule = `must be a message object or a line of JSON text (got ${value === null ? 'null' : typeof value})`
+      yield [{ position, source: '', bytes: 0, error: new ValidationError('item', rule, 'importMessages') }]
+    }
     position += 1
   }
 }

@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { createGunzip } from 'node:zlib'
-import type { Readable } from 'node:stream'
+import { pipeline, Readable } from 'node:stream'
 
 // Bytes read at a time (a stream's chunks; the buffer of blocking reads).
 const CHUNK_BYTES = 64 * 1024
@@ -10,8 +10,14 @@ const CHUNK_BYTES = 64 * 1024
 export interface ImportInput {
   /** The bytes of the JSON lines, decompressed when the file is gzip. */
   readonly chunks: AsyncIterable<Uint8Array>
-  /** Bytes of the file on disk (compressed for `.gz`); undefined for standard input. */
+  /**
+   * Bytes of the file on disk (compressed for `.gz`) when the import started: no more is read, so
+   * that what is appended meanwhile (the collector's `--out` file, when importing into it) is not
+   * read. Undefined for standard input.
+   */
   readonly size: number | undefined
+  /** The file's modification time when the import started (undefined for standard input). */
+  readonly modifiedMs: number | undefined
   /** Bytes of the file read so far (compressed for `.gz`): with `size`, how far the import is. */
   bytesRead(): number
   /** Stops reading: the chunks end. */
@@ -32,12 +38,19 @@ export async function openInput(file: string, stdin: Readable): Promise<ImportIn
     const count = (bytes: number): void => {
       read += bytes
     }
-    return { chunks: sniffGzip(stdin, count), size: undefined, bytesRead: () => read, close: () => stdin.destroy() }
+    return {
+      chunks: sniffGzip(stdin, count),
+      size: undefined,
+      modifiedMs: undefined,
+      bytesRead: () => read,
+      close: () => stdin.destroy(),
+    }
   }
   const info = await stat(file)
   if (!info.isFile()) throw new Error(`${file} is not a file`)
-  if (!file.endsWith('.gz')) return readBlocking(file, info.size)
-  const stream = createReadStream(file, { highWaterMark: CHUNK_BYTES })
+  if (!file.endsWith('.gz')) return { ...readBlocking(file, info.size), modifiedMs: info.mtimeMs }
+  // Up to the size it has now (`end` is inclusive).
+  const stream = createReadStream(file, { highWaterMark: CHUNK_BYTES, ...(info.size > 0 ? { end: info.size - 1 } : {}) })
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve())
     stream.once('error', reject)
@@ -46,6 +59,7 @@ export async function openInput(file: string, stdin: Readable): Promise<ImportIn
   return {
     chunks: chunks,
     size: info.size,
+    modifiedMs: info.mtimeMs,
     bytesRead: () => stream.bytesRead,
     close: () => {
       stream.destroy()
@@ -54,27 +68,34 @@ export async function openInput(file: string, stdin: Readable): Promise<ImportIn
   }
 }
 
-// Standard input has no name to go by: gzip data starts with 0x1f 0x8b.
+// Standard input has no name to go by: gzip data starts with 0x1f 0x8b. Every chunk is taken
+// through the one iterator, gzip or not: a second reader of the stream (a pipe to gunzip beside
+// the iterator) would take chunks from under it, and the input ended after its first chunk.
 async function* sniffGzip(stdin: Readable, count: (bytes: number) => void): AsyncGenerator<Uint8Array> {
   const iterator = stdin[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
+  async function* taken(): AsyncGenerator<Uint8Array> {
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+      count(next.value.length)
+      yield next.value
+    }
+  }
   const first = await iterator.next()
   if (first.done === true) return
   const head = first.value
   count(head.length)
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    async function* all(): AsyncGenerator<Uint8Array> {
+      yield head
+      yield* taken()
+    }
     const gunzip = createGunzip()
-    gunzip.write(head)
-    // Piped, the input flows into gunzip: its chunks are counted on their way.
-    stdin.on('data', (chunk: Uint8Array) => count(chunk.length))
-    stdin.pipe(gunzip)
+    // A read error, or data that is not gzip, ends the decompressed chunks with that error.
+    pipeline(Readable.from(all(), { objectMode: false }), gunzip, () => {})
     yield* gunzip
     return
   }
   yield head
-  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
-    count(next.value.length)
-    yield next.value
-  }
+  yield* taken()
 }
 
 /**
@@ -86,7 +107,7 @@ async function* sniffGzip(stdin: Readable, count: (bytes: number) => void): Asyn
  * Every chunk is read into the same buffer: for `readLines`, which keeps nothing of a chunk once
  * it asks for the next.
  */
-export function readBlocking(file: string, size: number): ImportInput {
+export function readBlocking(file: string, size: number): Omit<ImportInput, 'modifiedMs'> {
   const fd = openSync(file, 'r')
   let position = 0
   let isClosed = false
@@ -101,7 +122,8 @@ export function readBlocking(file: string, size: number): ImportInput {
       for (;;) {
         await new Promise((resolve) => setImmediate(resolve))
         if (isClosed) return
-        const read = readSync(fd, buffer, 0, buffer.length, position)
+        // No further than the size at the start: what is appended since is not this import's.
+        const read = position >= size ? 0 : readSync(fd, buffer, 0, Math.min(buffer.length, size - position), position)
         if (read === 0) return
         position += read
         yield read === buffer.length ? buffer : buffer.subarray(0, read)

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors'
+import type { ContentTrail } from './content-mark'
 import type { SourceItem } from './source'
 
 /**
@@ -11,21 +12,35 @@ export const MAX_LINE_BYTES = 1024 * 1024
 const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
 
+/** What else the line reader reports as it reads. */
+export interface LineWatch {
+  /** Follows the bytes read, for the checkpoint's content mark (and checks the one resumed from). */
+  readonly trail?: ContentTrail
+  /**
+   * Bytes taken from the source, and of the lines skipped up to the checkpoint; at the end of the
+   * source, its number of lines and `ended` (not when the reading stopped before).
+   */
+  readonly counts?: { taken: number; skipped: number; lines?: number; ended?: boolean }
+}
+
 /**
  * Splits a byte stream into numbered lines (1-based; `\n` or `\r\n`), yielded a chunk's lines at a
  * time (one await a chunk, not a line). Each line is decoded from its range of the chunk read, so
  * that no object is made per line but its text. Lines up to `skipThrough` (a checkpoint) are
  * counted, not decoded. A blank line is yielded with a `null` source: it has its outcome at once.
  * Nothing of a chunk is kept once the next is asked for (an unfinished line is copied): a source
- * may read every chunk into the same buffer.
+ * may read every chunk into the same buffer. A chunk is shown to `watch.trail` before its lines
+ * are yielded: a checkpoint that does not match the input throws before any line after it goes out.
  */
-export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough = 0): AsyncGenerator<SourceItem[]> {
+export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough = 0, watch: LineWatch = {}): AsyncGenerator<SourceItem[]> {
+  const { trail, counts } = watch
   let position = 0
   let carry: Uint8Array[] = []
   let carryBytes = 0
   let isOverlong = false
   for await (const chunk of withoutByteOrderMark(chunks)) {
     const items: SourceItem[] = []
+    const before = position
     let start = 0
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       position += 1
@@ -34,7 +49,7 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
         if (isOverlong || bytes > MAX_LINE_BYTES) items.push(overlong(position, bytes))
         else if (carry.length === 0) items.push(lineItem(position, chunk, start, end))
         else items.push(lineItem(position, join(carry, chunk.subarray(start, end)), 0, bytes))
-      }
+      } else if (counts !== undefined) counts.skipped += carryBytes + end - start + 1
       carry = []
       carryBytes = 0
       isOverlong = false
@@ -48,12 +63,20 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, skipThrough 
         carry = []
       } else carry.push(copyOf(chunk.subarray(start)))
     }
+    if (counts !== undefined) counts.taken += chunk.length
+    trail?.take(chunk, before, position)
     if (items.length > 0) yield items
   }
+  if (carryBytes > 0) position += 1
+  trail?.end(position, carryBytes > 0)
+  if (counts !== undefined) {
+    counts.lines = position
+    counts.ended = true
+  }
   if (carryBytes > 0) {
-    position += 1
     if (position > skipThrough)
       yield [isOverlong ? overlong(position, carryBytes) : lineItem(position, join(carry, new Uint8Array(0)), 0, carryBytes)]
+    else if (counts !== undefined) counts.skipped += carryBytes
   }
 }
 
@@ -148,7 +171,8 @@ function overlong(position: number, bytes: number): SourceItem {
     `is ${bytes} bytes, longer than the ${MAX_LINE_BYTES} bytes a line may have (a message may have 32 KB)`,
     'import',
   )
-  return { position, source: '', bytes: 0, error }
+  // Not held, so not counted against the bound on what is pending; its bytes are the input's all the same.
+  return { position, source: '', bytes: 0, span: bytes + 1, error }
 }
 
 function isBlank(line: string): boolean {

@@ -14,6 +14,8 @@ export interface SourceItem {
   readonly bytes: number
   /** UTF-8 bytes of a line's text (`source`), when the reader knows them. */
   readonly textBytes?: number
+  /** Bytes of the input the item covers, when not `bytes` (a line too long to hold). */
+  readonly span?: number
   /** Why the item is refused before it is read (a line too long to hold). */
   readonly error?: Error
 }

@@ -8,6 +8,8 @@ export class Tally {
   sent = 0
   refused = 0
   failed = 0
+  /** Items with nothing to send: blank lines, records left out by a filter. */
+  skipped = 0
   /** Messages handed to the client that have no outcome yet, and their bytes. */
   pending = 0
   pendingBytes = 0
@@ -16,9 +18,12 @@ export class Tally {
   readonly watermark: Watermark
   readonly startMs = Date.now()
 
-  /** @param before - the position before the first item (a checkpoint's line, or 0). */
-  constructor(before: number) {
-    this.watermark = new Watermark(before)
+  /**
+   * @param before - the position before the first item (a checkpoint's line, or 0).
+   * @param watermark - one to keep instead of a new one (it starts at `before`).
+   */
+  constructor(before: number, watermark?: Watermark) {
+    this.watermark = watermark ?? new Watermark(before)
   }
 
   /** The counts so far, as `onProgress` gets them. */
@@ -30,6 +35,7 @@ export class Tally {
       sent: this.sent,
       refused: this.refused,
       failed: this.failed,
+      skipped: this.skipped,
       pending: this.pending,
       bytes: this.bytes,
       watermark: this.watermark.value,

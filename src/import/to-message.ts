@@ -13,15 +13,34 @@ export type DecodedItem =
       /** A line of text that is the message itself (not a record): its text, for the client to send as written. */
       readonly line?: ParsedLine
       readonly error?: undefined
+      readonly skip?: undefined
     }
-  | { readonly type?: MessageType; readonly message?: undefined; readonly line?: undefined; readonly error: ValidationError }
+  | {
+      readonly type?: MessageType
+      readonly message?: undefined
+      readonly line?: undefined
+      readonly error: ValidationError
+      readonly skip?: undefined
+    }
+  /** A record of `eventrail dev --out` that the filter leaves out: nothing to send. */
+  | { readonly skip: true; readonly type?: undefined; readonly message?: undefined; readonly line?: undefined; readonly error?: undefined }
 
-/** How an item without a `messageId` gets one. */
+/** Which records of `eventrail dev --out` to import (`eventrail import --verdict`). */
+export interface RecordFilter {
+  /** Whether a record with this verdict is imported. */
+  keep(verdict: string): boolean
+  /** Refuse an item that is not such a record. */
+  readonly only: boolean
+}
+
+/** How items are read: how one without a `messageId` gets one, and which records are imported. */
 export interface IdPolicy {
   /** Lines of text: a hash of the line and its position. */
   readonly hashLine: LineIdHasher
   /** The caller's own rule, when given: it comes first. */
   readonly custom?: (message: Readonly<Record<string, unknown>>, position: number) => string | undefined
+  /** Records of `eventrail dev --out`: which to import. Default: all, and any other item. */
+  readonly records?: RecordFilter
 }
 
 /**
@@ -51,8 +70,11 @@ export function decodeItem(
   let message = value
   let type = value.type
   if (isDevRecord(value)) {
+    if (ids.records !== undefined && !ids.records.keep(value.verdict as string)) return { skip: true }
     message = value.message as Record<string, unknown>
     type = typeof value.type === 'string' ? value.type : message.type
+  } else if (ids.records?.only === true) {
+    return { error: new ValidationError('line', 'is not a record of eventrail dev --out (--verdict imports only those)', 'import') }
   }
   if (typeof type !== 'string' || !MESSAGE_TYPES.has(type)) {
     return { error: new ValidationError('type', 'is required and must be one of identify, track, page, screen, group, alias', 'import') }
@@ -62,7 +84,8 @@ export function decodeItem(
   let addedId: string | undefined
   if (message.messageId == null) {
     const hadField = Object.hasOwn(message, 'messageId')
-    const id = ids.custom ? ids.custom(message, position) : undefined
+    const id = ids.custom ? customId(ids.custom, message, position) : undefined
+    if (id instanceof ValidationError) return { type: type as MessageType, error: id }
     const derived = id ?? (isText ? ids.hashLine(text, position) : undefined)
     if (derived === undefined || hadField) return { type: type as MessageType, message: withId(message, derived, isText) }
     message = withId(message, derived, isText)
@@ -74,6 +97,35 @@ export function decodeItem(
   const bytes = typeof source === 'string' ? textBytes : ownText.includes('\ufffd') ? undefined : (source as Uint8Array).length
   const line: ParsedLine = { text: ownText, value: message, addedId, bytes }
   return { type: type as MessageType, message, line }
+}
+
+// The caller's `messageId` option for one item: its id, or why the item is refused (it threw, or
+// returned something that is not an id).
+function customId(
+  custom: NonNullable<IdPolicy['custom']>,
+  message: Record<string, unknown>,
+  position: number,
+): string | undefined | ValidationError {
+  let id: unknown
+  try {
+    id = custom(message, position)
+  } catch (err) {
+    return new ValidationError(
+      'messageId',
+      `option threw for this item: ${err instanceof Error ? err.message : String(err)}`,
+      'importMessages',
+    )
+  }
+  if (id == null) return undefined
+  if (typeof id !== 'string') {
+    return new ValidationError('messageId', `option must return a string or undefined (got ${describe(id)})`, 'importMessages')
+  }
+  return id
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 // A record's message is the collector's, an object the caller's: the id goes on a copy of them.

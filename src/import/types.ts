@@ -28,7 +28,8 @@ export interface ImportOptions {
    * The message id of an item without one. Default: for a line of JSON text, a UUID-shaped hash
    * of the line's bytes and its position, the same in every run, so that the service can
    * de-duplicate a run that is repeated or resumed; for a message object, the client's own
-   * random id. Return `undefined` to let the client pick one.
+   * random id. Return `undefined` to let the client pick one. An item for which it throws, or
+   * returns anything but a string or `undefined`, is refused (the reason names the option).
    */
   messageId?: (message: Readonly<Record<string, unknown>>, position: number) => string | undefined
   /**
@@ -66,7 +67,7 @@ export interface ImportIssue {
 
 /** Counts of an import so far, given to `onProgress`. */
 export interface ImportProgress {
-  /** Items read from the source (blank lines included). */
+  /** Items taken from the source (blank lines included). */
   readonly read: number
   /** Messages delivered (or, with `enable: false`, accepted). */
   readonly sent: number
@@ -74,6 +75,11 @@ export interface ImportProgress {
   readonly refused: number
   /** Messages whose request failed for good. */
   readonly failed: number
+  /**
+   * Items with nothing to send: blank lines (and, in `eventrail import --verdict`, records left
+   * out). Every item read has one outcome: `read` is `sent + refused + failed + skipped + pending`.
+   */
+  readonly skipped: number
   /** Messages handed to the client that have no outcome yet. */
   readonly pending: number
   /** Bytes of JSON text read (0 for message objects). */

@@ -212,7 +212,7 @@ describe('eventrail import FILE', () => {
     const file = writeLines('dry.jsonl', [trackLine(1), '{"type":"page"}', trackLine(3)])
     const result = await run([file, '--dry-run'])
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/ {2}valid {4}2\n {2}refused {2}1\n/)
+    expect(result.stdout).toMatch(/ {2}would send {2}2\n {2}refused {5}1\n/)
     expect(result.stderr).toContain('line 2: refused: page: "userId" or "anonymousId" is required')
     expect(collector.requests).toHaveLength(0)
   })
@@ -279,6 +279,7 @@ describe('eventrail import: interruption and resume', () => {
     expect(result.code).toBe(130)
     expect(result.stdout).toContain('Interrupted: finishing the messages in flight')
     const saved = JSON.parse(readFileSync(checkpoint, 'utf8')).line as number
+    expect(result.stdout).toContain(`To continue from line ${(saved + 1).toLocaleString('en-US')}, run the same command with --resume.`)
     // Everything handed to the client had its outcome before the exit: the checkpoint is all that arrived.
     expect(saved).toBe(collector.messages.length)
     expect(saved).toBeLessThan(COUNT)
@@ -296,6 +297,7 @@ describe('eventrail import: interruption and resume', () => {
     const result = await first.done
     expect(result.code).toBe(143)
     expect(result.stdout).toContain('Interrupted: finishing the messages in flight')
+    expect(result.stdout).toContain('run the same command with --resume')
     expect(JSON.parse(readFileSync(checkpoint, 'utf8')).line).toBe(collector.messages.length)
   })
 

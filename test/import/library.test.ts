@@ -153,4 +153,91 @@ describe('importMessages: the library API', () => {
     expect(progress.at(-1)).toMatchObject({ read: 120, sent: 120, pending: 0, watermark: 120 })
     await analytics.closeAndFlush()
   })
+
+  it('refuses the item for which the messageId option throws, naming the option, and still settles (21/9)', async () => {
+    const analytics = new Analytics('key', { host: collector.url, flushAt: 100 })
+    const issues: ImportIssue[] = []
+    const items = Array.from({ length: 10 }, (_, i) => ({ type: 'track', userId: `u${i + 1}`, event: 'E', properties: { row: i + 1 } }))
+    const summary = await importMessages(items, analytics, {
+      messageId: (message) => {
+        const row = (message.properties as { row: number }).row
+        if (row === 4) throw new Error('no primary key on row 4')
+        if (row === 7) return 7 as never
+        return `row-${row}`
+      },
+      onIssue: (issue) => issues.push(issue),
+    })
+    expect(summary).toMatchObject({ read: 10, sent: 8, refused: 2, failed: 0, skipped: 0, pending: 0, watermark: 10 })
+    expect(issues.map((i) => [i.position, i.outcome, i.reason])).toEqual([
+      [4, 'refused', 'importMessages: "messageId" option threw for this item: no primary key on row 4'],
+      [7, 'refused', 'importMessages: "messageId" option must return a string or undefined (got a number)'],
+    ])
+    expect(collector.messages.map((r) => r.message.messageId).sort()).toEqual([
+      'row-1',
+      'row-10',
+      'row-2',
+      'row-3',
+      'row-5',
+      'row-6',
+      'row-8',
+      'row-9',
+    ])
+    await analytics.closeAndFlush()
+  })
+
+  it('gives every item an outcome: null and other non-messages are refused with their position, blank lines skipped (21/9)', async () => {
+    const analytics = new Analytics('key', { host: collector.url })
+    const issues: ImportIssue[] = []
+    const line = JSON.stringify({ type: 'track', userId: 'u', event: 'E' })
+    const source = [{ type: 'identify', userId: 'u1' }, null, line, 42, '   ', undefined, { type: 'track', userId: 'u2', event: 'E' }]
+    const summary = await importMessages(source as never, analytics, { onIssue: (issue) => issues.push(issue) })
+    expect(summary).toMatchObject({ read: 7, sent: 3, refused: 3, failed: 0, skipped: 1, pending: 0, watermark: 7 })
+    expect(summary.read).toBe(summary.sent + summary.refused + summary.failed + summary.skipped)
+    expect(issues.map((i) => [i.position, i.reason])).toEqual([
+      [2, 'importMessages: "item" must be a message object or a line of JSON text (got null)'],
+      [4, 'importMessages: "item" must be a message object or a line of JSON text (got number)'],
+      [6, 'importMessages: "item" must be a message object or a line of JSON text (got undefined)'],
+    ])
+    expect(collector.messages).toHaveLength(3)
+    await analytics.closeAndFlush()
+  })
+
+  it('refuses an object whose reading throws (a hostile getter) instead of leaving it without an outcome', async () => {
+    const analytics = new Analytics('key', { host: collector.url })
+    const hostile = {
+      type: 'track',
+      userId: 'u',
+      event: 'E',
+      get messageId(): string {
+        throw new Error('trap')
+      },
+    }
+    const issues: ImportIssue[] = []
+    const summary = await importMessages([hostile, { type: 'track', userId: 'u', event: 'E' }], analytics, {
+      onIssue: (issue) => issues.push(issue),
+    })
+    expect(summary).toMatchObject({ read: 2, sent: 1, refused: 1, pending: 0 })
+    expect(issues[0]).toMatchObject({ position: 1, outcome: 'refused', reason: 'importMessages: "item" could not be read (trap)' })
+    await analytics.closeAndFlush()
+  })
+
+  it('applies a very low rate as a wait (no timer overflow), and an abort ends the wait at once (21/12)', async () => {
+    const analytics = new Analytics('key', { host: collector.url })
+    const warnings: Error[] = []
+    const onWarning = (warning: Error): void => void warnings.push(warning)
+    process.on('warning', onWarning)
+    const controller = new AbortController()
+    const startedAt = Date.now()
+    const running = importMessages(rows(5), analytics, { rate: 1e-9, signal: controller.signal })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // One message a ~31 years: only the first has gone.
+    expect(collector.messages).toHaveLength(1)
+    controller.abort()
+    const summary = await running
+    process.off('warning', onWarning)
+    expect(summary).toMatchObject({ read: 1, sent: 1, aborted: true, pending: 0 })
+    expect(Date.now() - startedAt).toBeLessThan(2000)
+    expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([])
+    await analytics.closeAndFlush()
+  })
 })

@@ -4,7 +4,7 @@ import { readLines } from '../../src/import/line-reader'
 import { keepMemoryNear, loadGc } from '../../src/import/memory-budget'
 import { rateDelayMs, resolveImportOptions } from '../../src/import/pace'
 import { createDisplay } from '../../src/import/display'
-import { progressLine, summaryTable } from '../../src/import/render'
+import { inputPosition, progressLine, summaryTable } from '../../src/import/render'
 import { decodeItem } from '../../src/import/to-message'
 import { Watermark } from '../../src/import/watermark'
 import type { SourceItem } from '../../src/import/engine'
@@ -248,11 +248,46 @@ describe('parseImportArgs: the import command line', () => {
   it.each([
     [[], 'FILE is required: a JSON-lines file, a .gz file or - for standard input'],
     [['a.jsonl'], "--write-key is required (the source's write key)"],
-    [['a.jsonl', '--write-key', 'k', '--rate', 'fast'], '--rate must be a number greater than 0 (got "fast")'],
-    [['a.jsonl', '--write-key', 'k', '--max-pending', '1.5'], '--max-pending must be an integer greater than 0 (got "1.5")'],
+    [['a.jsonl', '--write-key', 'k', '--rate', 'fast'], '--rate must be a number of messages a second, at least 0.01 (got "fast")'],
+    [['a.jsonl', '--write-key', 'k', '--rate', 'Infinity'], '--rate must be a number of messages a second, at least 0.01 (got "Infinity")'],
+    [['a.jsonl', '--write-key', 'k', '--max-pending', '1.5'], '--max-pending must be a whole number, from 1 to 500,000 (got "1.5")'],
+    [['a.jsonl', '--write-key', 'k', '--max-pending', '600000'], '--max-pending must be a whole number, from 1 to 500,000 (got "600000")'],
+    [
+      ['a.jsonl', '--write-key', 'k', '--progress-interval', ' 5'],
+      '--progress-interval must be a number of seconds, from 0.001 to 86,400 (got " 5")',
+    ],
+    [['a.jsonl', '--write-key', 'k', '--verdict', 'ok'], '--verdict must be accepted or dropped (got "ok")'],
     [['-', '--write-key', 'k', '--resume'], '--resume with standard input needs --checkpoint FILE'],
   ])('refuses %j: %s', (argv, message) => {
     expect(parseImportArgs(argv)).toEqual({ command: 'error', message })
+  })
+
+  it('reads the new flags: --restart, --verdict, --max-requests-per-second, and numbers in any plain notation', () => {
+    const parsed = parseImportArgs([
+      'a.jsonl',
+      '--write-key',
+      'k',
+      '--restart',
+      '--verdict',
+      'accepted',
+      '--max-requests-per-second',
+      '2000',
+      '--rate',
+      '2.5e3',
+      '--progress-interval',
+      '.5',
+    ])
+    expect(parsed).toEqual({
+      command: 'import',
+      options: expect.objectContaining({
+        restart: true,
+        resume: false,
+        verdict: 'accepted',
+        maxRequestsPerSecond: 2000,
+        rate: 2500,
+        progressInterval: 0.5,
+      }),
+    })
   })
 
   it('needs no write key for --dry-run, and names an unknown option', () => {
@@ -281,6 +316,7 @@ describe('progress rendering', () => {
     sent: 1200,
     refused: 3,
     failed: 0,
+    skipped: 0,
     pending: 297,
     bytes: 2_500_000,
     watermark: 1100,
@@ -288,15 +324,54 @@ describe('progress rendering', () => {
     rate: 120.3,
   }
 
+  const at = (fraction: number | undefined, etaSeconds?: number) => ({ bytesRead: 0, size: 1000, fraction, etaSeconds })
+
   it('shows counts, MB, rate, and how far and how long to go when the size is known', () => {
-    expect(progressLine(p, { bytesRead: 250, size: 1000 })).toBe(
-      'read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s · 25% · ETA 0:30',
+    expect(progressLine(p, at(0.25, 30))).toBe('read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s · 25% · ETA 0:30')
+    expect(progressLine(p, at(0.25))).toBe('read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s · 25% · ETA estimating…')
+    expect(progressLine(p, at(undefined))).toBe('read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s')
+    expect(progressLine({ ...p, skipped: 4 }, at(1), true)).toBe(
+      'read 1,500 · would send 1,200 · refused 3 · failed 0 · skipped 4 · 2.5 MB · 120 msg/s · 100%',
     )
-    expect(progressLine(p, { bytesRead: 250, size: undefined })).toBe('read 1,500 · sent 1,200 · refused 3 · failed 0 · 2.5 MB · 120 msg/s')
+  })
+
+  it('takes the share done from the bytes of the lines that have their outcome, and estimates the time left only once enough is known', () => {
+    const bytes = { size: 1000, read: 1000, taken: 1000, skipped: 0, done: 250 }
+    // Everything read at once (the reading runs ahead): the share is what is done, not what is read.
+    expect(inputPosition(bytes, 10_000)).toEqual({ bytesRead: 1000, size: 1000, fraction: 0.25, etaSeconds: 30 })
+    // Too early (under 3 s), or too little done (under 1 %): estimating.
+    expect(inputPosition(bytes, 2000).etaSeconds).toBeUndefined()
+    expect(inputPosition({ ...bytes, done: 5 }, 10_000).etaSeconds).toBeUndefined()
+    // Resumed after 400 bytes: they count as done, but not in the pace of this run.
+    expect(inputPosition({ ...bytes, skipped: 400, done: 150 }, 10_000)).toMatchObject({ fraction: 0.55, etaSeconds: 30 })
+    // A .gz file: 100 bytes of 400 on disk gave 500 bytes of lines, so about 2,000 in all.
+    expect(inputPosition({ size: 400, read: 100, taken: 500, skipped: 0, done: 500 }, 10_000)).toMatchObject({
+      fraction: 0.25,
+      etaSeconds: 30,
+    })
+    expect(inputPosition({ ...bytes, size: undefined }, 10_000)).toMatchObject({ fraction: undefined, etaSeconds: undefined })
+  })
+
+  it('says when the checkpoint or the report could not be written, and what the skipped lines were', () => {
+    const table = summaryTable(
+      { ...p, skipped: 2, aborted: false, abandoned: 0 },
+      {
+        report: 'r.jsonl',
+        reportError: 'ENOSPC',
+        checkpoint: 'c',
+        checkpointLine: 900,
+        checkpointError: 'ENOTDIR',
+        skippedNote: 'blank lines',
+      },
+    )
+    expect(table).toContain('  refused     3\n')
+    expect(table).toContain('  skipped     2  (blank lines)\n')
+    expect(table).toContain('  checkpoint  NOT WRITTEN to c: ENOTDIR (the last written is line 900)\n')
+    expect(table).toContain('  report      NOT WRITTEN in full to r.jsonl: ENOSPC\n')
   })
 
   it('ends with a summary table', () => {
-    const table = summaryTable({ ...p, aborted: false, abandoned: 0 }, { report: 'r.jsonl', checkpoint: 'c' })
+    const table = summaryTable({ ...p, aborted: false, abandoned: 0 }, { report: 'r.jsonl', checkpoint: 'c', checkpointLine: 1100 })
     expect(table.split('\n')).toEqual([
       '  read        1,500 lines',
       '  sent        1,200',
@@ -312,8 +387,8 @@ describe('progress rendering', () => {
 })
 
 describe('createDisplay: how progress is shown', () => {
-  const p = { read: 10, sent: 9, refused: 1, failed: 0, pending: 0, bytes: 1000, watermark: 10, elapsedMs: 1000, rate: 10 }
-  const input = () => ({ bytesRead: 5, size: 10 })
+  const p = { read: 10, sent: 9, refused: 1, failed: 0, skipped: 0, pending: 0, bytes: 1000, watermark: 10, elapsedMs: 1000, rate: 10 }
+  const input = () => ({ bytesRead: 5, size: 10, fraction: 0.5, etaSeconds: 1 })
 
   it('redraws one line in place on a terminal and keeps notices off it', () => {
     const written: string[] = []
@@ -330,7 +405,7 @@ describe('createDisplay: how progress is shown', () => {
     const written: string[] = []
     const display = createDisplay({ isTTY: true, write: (t: string) => written.push(t) }, true, 5, input)
     display.show(p)
-    expect(JSON.parse(written[0])).toEqual({ event: 'progress', ...p, inputBytesRead: 5, inputSize: 10 })
+    expect(JSON.parse(written[0])).toEqual({ event: 'progress', ...p, inputBytesRead: 5, inputSize: 10, percent: 50, etaSeconds: 1 })
   })
 })
 
