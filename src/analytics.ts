@@ -9,7 +9,10 @@ import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
 import { FlushScheduler } from './queue/scheduler'
-import { QUEUE_PARSED_LINE } from './internal'
+import { IMPORT_VIEW, QUEUE_PARSED_LINE } from './internal'
+import type { ImportClient } from './import/source'
+import { importThroughPipeline } from './pipeline/import-view'
+import { MessagePipeline } from './pipeline/pipeline'
 import type {
   AliasMessage,
   AnyEvents,
@@ -53,6 +56,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #observers = new Observers()
   readonly #ledger: ClientLedger
   readonly #clock = createIsoClock()
+  readonly #pipeline: MessagePipeline | undefined
   #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
 
   /**
@@ -69,6 +73,21 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
     })
+    const { plugins, pluginTimeoutMs, context } = this.#options
+    // Only with plugins or a context option: without them a message's path is unchanged.
+    if (plugins !== undefined || context !== undefined) {
+      const scheduler = this.#scheduler
+      this.#pipeline = new MessagePipeline(
+        { plugins, pluginTimeoutMs, context },
+        {
+          queue: (serialized, isAlias, callback) => scheduler.enqueue(serialized, isAlias, callback),
+          refuse: (err, type, callback, throwIfUnhandled) => ledger.refuse(asRefusal(type, err), callback, throwIfUnhandled),
+          filtered: (error, callback) => ledger.filtered(error, callback),
+          pluginFailed: (error, callback) => ledger.pluginFailed(error, callback),
+        },
+        this.#clock,
+      )
+    }
   }
 
   /**
@@ -183,7 +202,11 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   flush(callback?: Callback): Promise<void> {
-    return this.#ledger.awaitOutcome(this.#scheduler.flush(callback !== undefined), callback)
+    // Messages still in an async plugin are waited for, then flushed with the rest.
+    const inPlugins = this.#pipeline?.settled()
+    const wantBatch = callback !== undefined
+    const outcome = inPlugins === undefined ? this.#scheduler.flush(wantBatch) : inPlugins.then(() => this.#scheduler.flush(wantBatch))
+    return this.#ledger.awaitOutcome(outcome, callback)
   }
 
   /**
@@ -210,7 +233,18 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
         ),
       )
     }
-    return this.#ledger.awaitOutcome(this.#scheduler.close(timeout === Infinity ? undefined : timeout), undefined)
+    const timeoutMs = timeout === Infinity ? undefined : timeout
+    const pipeline = this.#pipeline
+    pipeline?.close()
+    // Messages still in an async plugin go on (within the timeout); later ones are refused.
+    const inPlugins = pipeline?.settled(timeoutMs)
+    if (inPlugins === undefined) return this.#ledger.awaitOutcome(this.#scheduler.close(timeoutMs), undefined)
+    const started = Date.now()
+    const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - started)))
+    return this.#ledger.awaitOutcome(
+      inPlugins.then(() => this.#scheduler.close(left())),
+      undefined,
+    )
   }
 
   /**
@@ -240,15 +274,18 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   stats(): AnalyticsStats {
     const attempts = this.#scheduler.attempts
-    const { sent, failed, dropped, retried, requests } = this.#ledger.counts()
+    const { sent, failed, dropped, retried, requests, filtered, pluginErrors } = this.#ledger.counts()
     return {
       queued: this.#scheduler.queued,
+      inPlugins: this.#pipeline?.pending ?? 0,
       inFlight: this.#scheduler.inFlight,
       sent,
       failed,
       dropped,
       retried,
       requests,
+      filtered,
+      pluginErrors,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
     }
@@ -260,7 +297,18 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * @internal
    */
   [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void {
-    this.#enqueue(type, line, callback, prepareParsedLine)
+    if (this.#pipeline !== undefined) this.#pipeline.enqueue(type, line.value, callback, 'import', true)
+    else this.#enqueue(type, line, callback, prepareParsedLine)
+  }
+
+  /**
+   * Internal, for `importMessages`: the client to import through (see `IMPORT_VIEW`).
+   * @internal
+   */
+  [IMPORT_VIEW](usePlugins: boolean): ImportClient {
+    const pipeline = this.#pipeline
+    if (pipeline === undefined) return this
+    return importThroughPipeline(pipeline, usePlugins, () => this.flush())
   }
 
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
@@ -269,28 +317,33 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       this.#ledger.refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
       return this
     }
+    if (this.#pipeline !== undefined) {
+      this.#pipeline.enqueue(type, message, callback, 'call', true)
+      return this
+    }
     let serialized: Serialized
     try {
       // Read once: validation, normalization and serialization see only the client's own copy.
       serialized = prepare(type, message, this.#clock)
     } catch (err) {
-      // What the caller's object throws is already a ValidationError naming the field (the
-      // snapshot reads every field once, itself); anything else failed in the client or the
-      // runtime, not in the message, and is not blamed on it.
-      const error =
-        err instanceof EventrailError
-          ? err
-          : new EventrailError(
-              `${type}: the client failed to queue the message (${describeThrown(err)}); the message itself was not at fault`,
-              {
-                cause: err,
-              },
-            )
-      this.#ledger.refuse(error, callback, true)
+      this.#ledger.refuse(asRefusal(type, err), callback, true)
       return this
     }
     const refused = this.#scheduler.enqueue(serialized, type === 'alias', callback)
     if (refused !== undefined) this.#ledger.refuse(refused, callback, false)
     return this
   }
+}
+
+// What preparing a message threw, as the error it is refused with. What the caller's object throws
+// is already a ValidationError naming the field (the snapshot reads every field once, itself);
+// anything else failed in the client or the runtime, not in the message, and is not blamed on it.
+function asRefusal(type: MessageType, err: unknown): Error {
+  if (err instanceof EventrailError) return err
+  return new EventrailError(
+    `${type}: the client failed to queue the message (${describeThrown(err)}); the message itself was not at fault`,
+    {
+      cause: err,
+    },
+  )
 }

@@ -3,6 +3,7 @@ import { describeThrown } from './message/describe'
 import type { AnalyticsStats, Observers } from './observe'
 import { settleLater } from './outcome'
 import type { FlushOutcome } from './queue/scheduler'
+import type { FilteredError, PluginError } from './plugins/errors'
 import type { Callback } from './types'
 
 /** What the ledger needs of the client's options. */
@@ -24,6 +25,8 @@ export class ClientLedger {
   #dropped = 0
   #retried = 0
   #requests = 0
+  #filtered = 0
+  #pluginErrors = 0
 
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
@@ -31,8 +34,33 @@ export class ClientLedger {
   }
 
   /** The counts of {@link AnalyticsStats} that the ledger keeps. */
-  counts(): Pick<AnalyticsStats, 'sent' | 'failed' | 'dropped' | 'retried' | 'requests'> {
-    return { sent: this.#sent, failed: this.#failed, dropped: this.#dropped, retried: this.#retried, requests: this.#requests }
+  counts(): Pick<AnalyticsStats, 'sent' | 'failed' | 'dropped' | 'retried' | 'requests' | 'filtered' | 'pluginErrors'> {
+    return {
+      sent: this.#sent,
+      failed: this.#failed,
+      dropped: this.#dropped,
+      retried: this.#retried,
+      requests: this.#requests,
+      filtered: this.#filtered,
+      pluginErrors: this.#pluginErrors,
+    }
+  }
+
+  /** A plugin dropped a message on purpose: an outcome for its callback and `drop` listeners, not an error. */
+  filtered(error: FilteredError, callback: Callback | undefined): void {
+    this.#filtered += 1
+    this.#observers.emit('drop', { error, count: 1 })
+    if (callback !== undefined) settleLater(callback, error, (err) => this.report(toError(err)))
+  }
+
+  /**
+   * A plugin failed. The message was dropped (its callback, else errorHandler; never a throw: the
+   * caller's input was valid), or it goes on (`sentAnyway`) and the error is only reported.
+   */
+  pluginFailed(error: PluginError, callback: Callback | undefined): void {
+    this.#pluginErrors += 1
+    if (error.sentAnyway) this.#observers.emit('error', error)
+    else this.refuse(error, callback, false)
   }
 
   /** A message that was never queued: its callback, else errorHandler, else (bad input only) a throw. */

@@ -12,7 +12,7 @@ export interface FlushInfo {
 
 /** Messages that will not be delivered: reported to `on('drop')` listeners. */
 export interface DropInfo {
-  /** Why: a ValidationError, QueueFullError, ClosedError, DeliveryError or TimeoutError. */
+  /** Why: a ValidationError, QueueFullError, ClosedError, DeliveryError, TimeoutError, FilteredError or PluginError. */
   readonly error: Error
   /** How many messages. */
   readonly count: number
@@ -34,14 +34,20 @@ export interface AnalyticsEvents {
 export interface AnalyticsStats {
   /** Messages queued, not yet in a request. */
   readonly queued: number
+  /** Messages waiting for a plugin's promise, not yet queued. */
+  readonly inPlugins: number
   /** Messages in requests being sent or waiting to be retried. */
   readonly inFlight: number
   /** Messages delivered (a 2xx answer). */
   readonly sent: number
   /** Messages whose request failed for good. */
   readonly failed: number
-  /** Messages refused before they were queued (invalid, too large, queue full, closed). */
+  /** Messages refused before they were queued (invalid, too large, queue full, closed, a plugin failed). */
   readonly dropped: number
+  /** Messages a plugin dropped on purpose (it returned `null`): not counted in `dropped`. */
+  readonly filtered: number
+  /** Plugin failures (throws, rejections, timeouts, invalid results), whether the message was dropped or sent anyway. */
+  readonly pluginErrors: number
   /** Retries made. */
   readonly retried: number
   /** Requests delivered. */

@@ -2,7 +2,10 @@ import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
-import type { ErrorHandler, FetchLike } from './types'
+import { buildPluginChain } from './plugins/chain'
+import type { Plugin, PluginChain } from './plugins/types'
+import { checkStaticContext, type StaticContext } from './pipeline/static-context'
+import type { Context, ErrorHandler, FetchLike } from './types'
 
 /** The default region host. */
 export const DEFAULT_HOST = 'https://api.segment.io'
@@ -119,6 +122,26 @@ export interface AnalyticsOptions {
    * handler that returns without awaiting loses nothing.
    */
   waitUntil?: (promise: Promise<unknown>) => void
+  /**
+   * Steps every message goes through, in order, after validation and normalization and before
+   * serialization and the 32 KB check: enrich, scrub or drop messages (see {@link Plugin} and
+   * `docs/plugins.md`). Given once; the list cannot change later.
+   * @defaultValue none
+   */
+  plugins?: readonly Plugin[]
+  /**
+   * Longest a plugin's promise may take for one message, in milliseconds; past it the plugin has
+   * failed (its `onError` decides). From 1 to 2^31−1.
+   * @defaultValue 5000
+   */
+  pluginTimeout?: number
+  /**
+   * Fields merged into every message's `context` (app name and version, environment …): a field
+   * of the message's own context replaces the option's field of the same name, whole. JSON values
+   * only; not `library`, which the client sets.
+   * @example `{ app: { name: 'api', version: '1.4.0' } }`
+   */
+  context?: Context
 }
 
 /** Options after defaults and checks: what every stage after the constructor reads. */
@@ -142,6 +165,11 @@ export interface ResolvedOptions {
   readonly maxRequestsPerSecond: number
   readonly compress: boolean
   readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
+  /** The plugins each message type goes through, or undefined when there are none. */
+  readonly plugins: PluginChain | undefined
+  readonly pluginTimeoutMs: number
+  /** The `context` option, checked, or undefined. */
+  readonly context: StaticContext | undefined
 }
 
 /**
@@ -194,6 +222,7 @@ export const DEFAULTS = Object.freeze({
   maxQueueBytes: 256 * 1024 * 1024,
   maxRequestsPerSecond: 500,
   compress: false,
+  pluginTimeout: 5000,
 })
 
 /**
@@ -227,6 +256,9 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     maxRequestsPerSecond: numberOption(o, 'maxRequestsPerSecond', 1, 'requests per second'),
     compress: booleanOption(o, 'compress'),
     waitUntil: functionOption(o, 'waitUntil') as ((promise: Promise<unknown>) => void) | undefined,
+    plugins: buildPluginChain(o.plugins),
+    pluginTimeoutMs: delayOption(o, 'pluginTimeout', 1),
+    context: checkStaticContext(o.context),
   })
 }
 

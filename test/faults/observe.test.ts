@@ -65,10 +65,13 @@ describe('stats() and on() events', () => {
 
     expect(analytics.stats()).toEqual({
       queued: 0,
+      inPlugins: 0,
       inFlight: 0,
       sent: 5,
       failed: 1,
       dropped: 3,
+      filtered: 0,
+      pluginErrors: 0,
       retried: 1,
       requests: 2,
       requestsInFlight: 0,

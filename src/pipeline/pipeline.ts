@@ -1,0 +1,133 @@
+import { ClosedError } from '../errors'
+import { newMessageId } from '../message/message-id'
+import { normalizeMessage } from '../message/normalize'
+import { serializeMessage, type Serialized } from '../message/serialize'
+import { snapshotMessage } from '../message/snapshot'
+import { validateMessage } from '../message/validate'
+import { FilteredError, PluginError } from '../plugins/errors'
+import { checkAndSerialize } from '../plugins/final-check'
+import { runChain, type ChainOutcome } from '../plugins/run'
+import type { PluginChain, PluginInfo, PluginStep } from '../plugins/types'
+import type { Callback, Message, MessageType } from '../types'
+import { PendingMessages } from './pending'
+import { mergeContext, type StaticContext } from './static-context'
+
+/** What the pipeline hands its outcomes to: the client's queue and ledger. */
+export interface PipelineSink {
+  /** Queues a serialized message; returns why it cannot (closed, full). */
+  queue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined
+  /** A message refused (invalid, too large, closed): `throwIfUnhandled` only for the caller's own input. */
+  refuse(error: unknown, type: MessageType, callback: Callback | undefined, throwIfUnhandled: boolean): void
+  /** A plugin dropped the message on purpose. */
+  filtered(error: FilteredError, callback: Callback | undefined): void
+  /** A plugin failed: the message was dropped, or (`sentAnyway`) it goes on. */
+  pluginFailed(error: PluginError, callback: Callback | undefined): void
+}
+
+/** What the pipeline runs, from the options. */
+export interface PipelineOptions {
+  readonly plugins: PluginChain | undefined
+  readonly pluginTimeoutMs: number
+  readonly context: StaticContext | undefined
+}
+
+const VIA_CALL: PluginInfo = Object.freeze({ via: 'call' })
+const VIA_IMPORT: PluginInfo = Object.freeze({ via: 'import' })
+
+/**
+ * The way of a message when the client has plugins or a `context` option: read and validated as
+ * any call's, normalized with the option's context, through the plugins, checked again, serialized
+ * and queued. A client without them never builds one (its path is unchanged).
+ */
+export class MessagePipeline {
+  readonly #options: PipelineOptions
+  readonly #sink: PipelineSink
+  readonly #nowIso: () => string
+  readonly #pending = new PendingMessages()
+  #closed = false
+
+  constructor(options: PipelineOptions, sink: PipelineSink, nowIso: () => string) {
+    this.#options = options
+    this.#sink = sink
+    this.#nowIso = nowIso
+  }
+
+  /** Messages waiting for a plugin's promise. */
+  get pending(): number {
+    return this.#pending.size
+  }
+
+  /** See {@link PendingMessages.settled}. */
+  settled(timeoutMs?: number): Promise<void> | undefined {
+    return this.#pending.settled(timeoutMs)
+  }
+
+  /** Later messages are refused with a ClosedError; those already in the plugins go on. */
+  close(): void {
+    this.#closed = true
+  }
+
+  /** Takes one message through; every outcome goes to the sink. `usePlugins: false` skips the plugins. */
+  enqueue(type: MessageType, input: unknown, callback: Callback | undefined, via: 'call' | 'import', usePlugins: boolean): void {
+    const sink = this.#sink
+    if (this.#closed) {
+      sink.refuse(new ClosedError('the client is closed (closeAndFlush was called): the message was not queued'), type, callback, false)
+      return
+    }
+    const steps = usePlugins ? this.#options.plugins?.[type] : undefined
+    const hasSteps = steps !== undefined && steps.length > 0
+    let message: Message
+    try {
+      const snapshot = snapshotMessage(type, input)
+      validateMessage(type, snapshot)
+      const own = snapshot.context
+      message = normalizeMessage(type, snapshot, this.#nowIso, newMessageId)
+      message.context = mergeContext(this.#options.context, own, hasSteps) as Message['context']
+    } catch (err) {
+      sink.refuse(err, type, callback, true)
+      return
+    }
+    if (!hasSteps) {
+      this.#queue(type, message, callback, undefined)
+      return
+    }
+    const outcome = runChain(steps, message, {
+      type,
+      info: via === 'import' ? VIA_IMPORT : VIA_CALL,
+      timeoutMs: this.#options.pluginTimeoutMs,
+      reportContinued: (error) => sink.pluginFailed(error, undefined),
+    })
+    if (!(outcome instanceof Promise)) {
+      this.#settle(type, outcome, callback, steps)
+      return
+    }
+    // runChain never rejects; the catch is for the client's own failure after it, never unhandled.
+    const work = outcome
+      .then((later) => this.#settle(type, later, callback, steps))
+      .catch((err: unknown) => sink.refuse(err, type, callback, false))
+    this.#pending.add(work)
+  }
+
+  #settle(type: MessageType, outcome: ChainOutcome, callback: Callback | undefined, steps: readonly PluginStep[]): void {
+    if (outcome instanceof FilteredError) this.#sink.filtered(outcome, callback)
+    else if (outcome instanceof PluginError) this.#sink.pluginFailed(outcome, callback)
+    else this.#queue(type, outcome, callback, steps)
+  }
+
+  #queue(type: MessageType, message: Message, callback: Callback | undefined, steps: readonly PluginStep[] | undefined): void {
+    const sink = this.#sink
+    let serialized: Serialized
+    try {
+      serialized =
+        steps === undefined
+          ? serializeMessage(message, type === 'alias')
+          : checkAndSerialize(type, message, `${type} after plugins (${steps.map((s) => `"${s.name}"`).join(', ')})`)
+    } catch (err) {
+      // Over 32 KB because of the caller's own fields: their error, thrown as today; a plugin's result: reported.
+      sink.refuse(err, type, callback, steps === undefined)
+      return
+    }
+    const refused = sink.queue(serialized, type === 'alias', callback)
+    if (refused !== undefined) sink.refuse(refused, type, callback, false)
+  }
+}
