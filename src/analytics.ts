@@ -1,8 +1,8 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
-import { EventrailError, ValidationError } from './errors'
+import { ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
-import { describeThrown, describeValue } from './message/describe'
+import { describeValue } from './message/describe'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
@@ -12,7 +12,9 @@ import { FlushScheduler } from './queue/scheduler'
 import { IMPORT_VIEW, QUEUE_PARSED_LINE } from './internal'
 import type { ImportClient } from './import/source'
 import { importThroughPipeline } from './pipeline/import-view'
+import { asRefusal, createPipelineSink } from './pipeline/client-sink'
 import { MessagePipeline } from './pipeline/pipeline'
+import type { TrackingPlan } from './plan/define-plan'
 import type {
   AliasMessage,
   AnyEvents,
@@ -64,7 +66,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * @param options - see {@link AnalyticsOptions}.
    * @throws ValidationError when the write key is missing or an option is invalid; the message names it.
    */
-  constructor(writeKey: string, options?: AnalyticsOptions) {
+  constructor(writeKey: string, options?: AnalyticsOptions & { plan?: TrackingPlan<Events, UserTraits, GroupTraits> }) {
     this.#options = normalizeOptions(writeKey, options)
     const ledger = new ClientLedger(this.#options, this.#observers)
     this.#ledger = ledger
@@ -73,20 +75,11 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
     })
-    const { plugins, pluginTimeoutMs, context } = this.#options
-    // Only with plugins or a context option: without them a message's path is unchanged.
-    if (plugins !== undefined || context !== undefined) {
-      const scheduler = this.#scheduler
-      this.#pipeline = new MessagePipeline(
-        { plugins, pluginTimeoutMs, context },
-        {
-          queue: (serialized, isAlias, callback) => scheduler.enqueue(serialized, isAlias, callback),
-          refuse: (err, type, callback, throwIfUnhandled) => ledger.refuse(asRefusal(type, err), callback, throwIfUnhandled),
-          filtered: (error, callback) => ledger.filtered(error, callback),
-          pluginFailed: (error, callback) => ledger.pluginFailed(error, callback),
-        },
-        this.#clock,
-      )
+    const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
+    // Only with plugins, a context option or a plan: without them a message's path is unchanged.
+    if (plugins !== undefined || context !== undefined || plan !== undefined) {
+      const sink = createPipelineSink(this.#scheduler, ledger)
+      this.#pipeline = new MessagePipeline({ plugins, pluginTimeoutMs, context, plan, planMode }, sink, this.#clock)
     }
   }
 
@@ -274,7 +267,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   stats(): AnalyticsStats {
     const attempts = this.#scheduler.attempts
-    const { sent, failed, dropped, retried, requests, filtered, pluginErrors } = this.#ledger.counts()
+    const { sent, failed, dropped, retried, requests, filtered, pluginErrors, violations } = this.#ledger.counts()
     return {
       queued: this.#scheduler.queued,
       inPlugins: this.#pipeline?.pending ?? 0,
@@ -286,6 +279,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requests,
       filtered,
       pluginErrors,
+      violations,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
     }
@@ -333,17 +327,4 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     if (refused !== undefined) this.#ledger.refuse(refused, callback, false)
     return this
   }
-}
-
-// What preparing a message threw, as the error it is refused with. What the caller's object throws
-// is already a ValidationError naming the field (the snapshot reads every field once, itself);
-// anything else failed in the client or the runtime, not in the message, and is not blamed on it.
-function asRefusal(type: MessageType, err: unknown): Error {
-  if (err instanceof EventrailError) return err
-  return new EventrailError(
-    `${type}: the client failed to queue the message (${describeThrown(err)}); the message itself was not at fault`,
-    {
-      cause: err,
-    },
-  )
 }

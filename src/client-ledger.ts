@@ -3,6 +3,7 @@ import { describeThrown } from './message/describe'
 import type { AnalyticsStats, Observers } from './observe'
 import { settleLater } from './outcome'
 import type { FlushOutcome } from './queue/scheduler'
+import type { PlanViolationError } from './plan/errors'
 import type { FilteredError, PluginError } from './plugins/errors'
 import type { Callback } from './types'
 
@@ -27,6 +28,7 @@ export class ClientLedger {
   #requests = 0
   #filtered = 0
   #pluginErrors = 0
+  #violations = 0
 
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
@@ -34,7 +36,7 @@ export class ClientLedger {
   }
 
   /** The counts of {@link AnalyticsStats} that the ledger keeps. */
-  counts(): Pick<AnalyticsStats, 'sent' | 'failed' | 'dropped' | 'retried' | 'requests' | 'filtered' | 'pluginErrors'> {
+  counts(): Pick<AnalyticsStats, 'sent' | 'failed' | 'dropped' | 'retried' | 'requests' | 'filtered' | 'pluginErrors' | 'violations'> {
     return {
       sent: this.#sent,
       failed: this.#failed,
@@ -43,7 +45,14 @@ export class ClientLedger {
       requests: this.#requests,
       filtered: this.#filtered,
       pluginErrors: this.#pluginErrors,
+      violations: this.#violations,
     }
+  }
+
+  /** A call broke the tracking plan: counted and given to `violation` listeners, whatever becomes of the message. */
+  violation(error: PlanViolationError): void {
+    this.#violations += 1
+    this.#observers.emit('violation', error)
   }
 
   /** A plugin dropped a message on purpose: an outcome for its callback and `drop` listeners, not an error. */

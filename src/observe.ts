@@ -1,3 +1,4 @@
+import type { PlanViolationError } from './plan/errors'
 import type { RetryInfo } from './delivery/deliver'
 
 /** A request that was delivered: reported to `on('flush')` listeners. */
@@ -28,6 +29,8 @@ export interface AnalyticsEvents {
   drop: DropInfo
   /** A request was delivered. */
   flush: FlushInfo
+  /** A call broke the tracking plan (the `plan` option), whatever `planMode` then did with it. */
+  violation: PlanViolationError
 }
 
 /** A snapshot of what an instance has done, from `analytics.stats()`. */
@@ -48,6 +51,8 @@ export interface AnalyticsStats {
   readonly filtered: number
   /** Plugin failures (throws, rejections, timeouts, invalid results), whether the message was dropped or sent anyway. */
   readonly pluginErrors: number
+  /** Calls that broke the tracking plan, whatever `planMode` did with them. */
+  readonly violations: number
   /** Retries made. */
   readonly retried: number
   /** Requests delivered. */

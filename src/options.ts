@@ -5,6 +5,9 @@ import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
 import { buildPluginChain } from './plugins/chain'
 import type { Plugin, PluginChain } from './plugins/types'
 import { checkStaticContext, type StaticContext } from './pipeline/static-context'
+import { defaultPlanMode, type PlanMode } from './plan/check'
+import type { TrackingPlan } from './plan/define-plan'
+import { resolvedPlanOf, type ResolvedPlan } from './plan/resolved'
 import type { Context, ErrorHandler, FetchLike } from './types'
 
 /** The default region host. */
@@ -128,7 +131,8 @@ export interface AnalyticsOptions {
    * `docs/plugins.md`). Given once; the list cannot change later.
    * @defaultValue none
    */
-  plugins?: readonly Plugin[]
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a plugin typed with any catalog (its own, or none)
+  plugins?: readonly Plugin<any>[]
   /**
    * Longest a plugin's promise may take for one message, in milliseconds; past it the plugin has
    * failed (its `onError` decides). From 1 to 2^31−1.
@@ -142,6 +146,21 @@ export interface AnalyticsOptions {
    * @example `{ app: { name: 'api', version: '1.4.0' } }`
    */
   context?: Context
+  /**
+   * A tracking plan made with `definePlan` (from `eventrail/plan`): the client's event types are
+   * inferred from it, and each track, identify and group call is checked against it as `planMode` says.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any plan: its types go to the class' parameters
+  plan?: TrackingPlan<any, any, any>
+  /**
+   * What a call that breaks the plan does. `'report'`: sent as it is; a `violation` event, a count
+   * in `stats().violations` and one process warning per event name. `'drop'`: not sent; its
+   * callback (else `errorHandler`) gets a `PlanViolationError`. `'throw'`: refused like an invalid
+   * message (thrown from the call when there is neither a callback nor an `errorHandler`).
+   * `'off'`: types only.
+   * @defaultValue `'throw'` when `NODE_ENV` is `test`, else `'report'`
+   */
+  planMode?: PlanMode
 }
 
 /** Options after defaults and checks: what every stage after the constructor reads. */
@@ -170,6 +189,9 @@ export interface ResolvedOptions {
   readonly pluginTimeoutMs: number
   /** The `context` option, checked, or undefined. */
   readonly context: StaticContext | undefined
+  /** The plan to check against, or undefined (none, or `planMode: 'off'`). */
+  readonly plan: ResolvedPlan | undefined
+  readonly planMode: PlanMode
 }
 
 /**
@@ -259,7 +281,19 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     plugins: buildPluginChain(o.plugins),
     pluginTimeoutMs: delayOption(o, 'pluginTimeout', 1),
     context: checkStaticContext(o.context),
+    ...planOptions(o.plan, o.planMode),
   })
+}
+
+function planOptions(value: unknown, mode: unknown): { plan: ResolvedPlan | undefined; planMode: PlanMode } {
+  if (mode !== undefined && mode !== 'off' && mode !== 'report' && mode !== 'drop' && mode !== 'throw') {
+    throw new ValidationError('planMode', 'must be "off", "report", "drop" or "throw"', 'Analytics')
+  }
+  const planMode = (mode) ?? defaultPlanMode()
+  if (value === undefined) return { plan: undefined, planMode }
+  const plan = resolvedPlanOf(value)
+  if (plan === undefined) throw new ValidationError('plan', "must be a plan made with definePlan() from 'eventrail/plan'", 'Analytics')
+  return { plan: planMode === 'off' ? undefined : plan, planMode }
 }
 
 type Defaulted = keyof typeof DEFAULTS

@@ -2,8 +2,11 @@ import { ClosedError } from '../errors'
 import { newMessageId } from '../message/message-id'
 import { normalizeMessage } from '../message/normalize'
 import { serializeMessage, type Serialized } from '../message/serialize'
-import { snapshotMessage } from '../message/snapshot'
+import { snapshotMessage, type Snapshot } from '../message/snapshot'
 import { validateMessage } from '../message/validate'
+import { checkAgainstPlan, type PlanMode } from '../plan/check'
+import type { PlanViolationError } from '../plan/errors'
+import type { ResolvedPlan } from '../plan/resolved'
 import { FilteredError, PluginError } from '../plugins/errors'
 import { checkAndSerialize } from '../plugins/final-check'
 import { runChain, type ChainOutcome } from '../plugins/run'
@@ -22,6 +25,10 @@ export interface PipelineSink {
   filtered(error: FilteredError, callback: Callback | undefined): void
   /** A plugin failed: the message was dropped, or (`sentAnyway`) it goes on. */
   pluginFailed(error: PluginError, callback: Callback | undefined): void
+  /** A call broke the tracking plan (whatever the mode: counted, reported, warned of once per event). */
+  violation(error: PlanViolationError, sentAnyway: boolean): void
+  /** A plan's schema validates asynchronously: reported once; its messages go unchecked. */
+  planIsAsync: (what: string) => void
 }
 
 /** What the pipeline runs, from the options. */
@@ -29,6 +36,8 @@ export interface PipelineOptions {
   readonly plugins: PluginChain | undefined
   readonly pluginTimeoutMs: number
   readonly context: StaticContext | undefined
+  readonly plan: ResolvedPlan | undefined
+  readonly planMode: PlanMode
 }
 
 const VIA_CALL: PluginInfo = Object.freeze({ via: 'call' })
@@ -76,10 +85,19 @@ export class MessagePipeline {
     }
     const steps = usePlugins ? this.#options.plugins?.[type] : undefined
     const hasSteps = steps !== undefined && steps.length > 0
+    let snapshot: Snapshot
+    try {
+      snapshot = snapshotMessage(type, input)
+      validateMessage(type, snapshot)
+    } catch (err) {
+      sink.refuse(err, type, callback, true)
+      return
+    }
+    // The plan checks the caller's own input, before any plugin changes it.
+    const plan = this.#options.plan
+    if (plan !== undefined && !this.#passesPlan(plan, type, snapshot, callback)) return
     let message: Message
     try {
-      const snapshot = snapshotMessage(type, input)
-      validateMessage(type, snapshot)
       const own = snapshot.context
       message = normalizeMessage(type, snapshot, this.#nowIso, newMessageId)
       message.context = mergeContext(this.#options.context, own, hasSteps) as Message['context']
@@ -106,6 +124,18 @@ export class MessagePipeline {
       .then((later) => this.#settle(type, later, callback, steps))
       .catch((err: unknown) => sink.refuse(err, type, callback, false))
     this.#pending.add(work)
+  }
+
+  // Whether the message goes on: it matches, or the mode is 'report'. 'throw' refuses it as invalid
+  // input (thrown when nobody else takes the error); 'drop' refuses it without throwing.
+  #passesPlan(plan: ResolvedPlan, type: MessageType, snapshot: Snapshot, callback: Callback | undefined): boolean {
+    const violation = checkAgainstPlan(plan, type, snapshot, this.#sink.planIsAsync)
+    if (violation === undefined) return true
+    const mode = this.#options.planMode
+    this.#sink.violation(violation, mode === 'report')
+    if (mode === 'report') return true
+    this.#sink.refuse(violation, type, callback, mode === 'throw')
+    return false
   }
 
   #settle(type: MessageType, outcome: ChainOutcome, callback: Callback | undefined, steps: readonly PluginStep[]): void {
