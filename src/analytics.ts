@@ -267,19 +267,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   stats(): AnalyticsStats {
     const attempts = this.#scheduler.attempts
-    const { sent, failed, dropped, retried, requests, filtered, pluginErrors, violations } = this.#ledger.counts()
+    const { completed, ...counts } = this.#ledger.counts()
+    const queued = this.#scheduler.queued
+    const inFlight = this.#scheduler.inFlight
     return {
-      queued: this.#scheduler.queued,
+      queued,
       inPlugins: this.#pipeline?.pending ?? 0,
-      inFlight: this.#scheduler.inFlight,
-      sent,
-      failed,
-      dropped,
-      retried,
-      requests,
-      filtered,
-      pluginErrors,
-      violations,
+      inFlight,
+      ...counts,
+      accepted: completed + queued + inFlight,
+      queueCapacity: this.#options.maxQueueSize,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
     }

@@ -2,6 +2,7 @@ import type { RetryInfo } from './delivery/deliver'
 import { describeThrown } from './message/describe'
 import type { AnalyticsStats, Observers } from './observe'
 import { settleLater } from './outcome'
+import { failureReason, refusalReason, retryReason } from './outcome-reasons'
 import type { FlushOutcome } from './queue/scheduler'
 import type { PlanViolationError } from './plan/errors'
 import type { FilteredError, PluginError } from './plugins/errors'
@@ -29,6 +30,12 @@ export class ClientLedger {
   #filtered = 0
   #pluginErrors = 0
   #violations = 0
+  // Messages whose request ended, delivered or not (with `enable: false` too): for `accepted`.
+  #completed = 0
+  // By reason: bumped only on a refusal, a failure or a retry, never for a message that goes well.
+  readonly #refusedBy: Record<string, number> = {}
+  readonly #failedBy: Record<string, number> = {}
+  readonly #retriedBy: Record<string, number> = {}
 
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
@@ -36,8 +43,24 @@ export class ClientLedger {
   }
 
   /** The counts of {@link AnalyticsStats} that the ledger keeps. */
-  counts(): Pick<AnalyticsStats, 'sent' | 'failed' | 'dropped' | 'retried' | 'requests' | 'filtered' | 'pluginErrors' | 'violations'> {
+  counts(): Pick<
+    AnalyticsStats,
+    | 'sent'
+    | 'failed'
+    | 'dropped'
+    | 'retried'
+    | 'requests'
+    | 'filtered'
+    | 'pluginErrors'
+    | 'violations'
+    | 'refusedBy'
+    | 'failedBy'
+    | 'retriedBy'
+  > & {
+    completed: number
+  } {
     return {
+      completed: this.#completed,
       sent: this.#sent,
       failed: this.#failed,
       dropped: this.#dropped,
@@ -46,6 +69,9 @@ export class ClientLedger {
       filtered: this.#filtered,
       pluginErrors: this.#pluginErrors,
       violations: this.#violations,
+      refusedBy: { ...this.#refusedBy },
+      failedBy: { ...this.#failedBy },
+      retriedBy: { ...this.#retriedBy },
     }
   }
 
@@ -75,6 +101,7 @@ export class ClientLedger {
   /** A message that was never queued: its callback, else errorHandler, else (bad input only) a throw. */
   refuse(error: Error, callback: Callback | undefined, throwIfUnhandled: boolean): void {
     this.#dropped += 1
+    bump(this.#refusedBy, refusalReason(error), 1)
     this.#observers.emit('drop', { error, count: 1 })
     this.#observers.emit('error', error)
     if (callback !== undefined) settleLater(callback, error, (err) => this.report(toError(err)))
@@ -84,6 +111,7 @@ export class ClientLedger {
 
   /** A request's outcome: `count` messages of `bytes` sent to `path`, or failed with `error`. */
   requestDone(path: string, count: number, bytes: number, error: Error | undefined): void {
+    this.#completed += count
     if (error === undefined) {
       // With `enable: false` nothing was sent: the messages have their outcome, but no request happened.
       if (!this.#options.enable) return
@@ -93,6 +121,7 @@ export class ClientLedger {
       return
     }
     this.#failed += count
+    bump(this.#failedBy, failureReason(error), count)
     this.#observers.emit('drop', { error, count })
     this.report(error)
   }
@@ -100,6 +129,7 @@ export class ClientLedger {
   /** An attempt that will be made again. */
   retry(info: RetryInfo): void {
     this.#retried += 1
+    bump(this.#retriedBy, retryReason(info), 1)
     this.#observers.emit('retry', info)
   }
 
@@ -133,6 +163,10 @@ export class ClientLedger {
       // errorHandler is the last stop: what it throws has nowhere better to go.
     }
   }
+}
+
+function bump(counts: Record<string, number>, reason: string, by: number): void {
+  counts[reason] = (counts[reason] ?? 0) + by
 }
 
 /** Whatever was thrown, as an Error; never throws itself (a Symbol, an object whose toString throws). */

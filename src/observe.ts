@@ -55,6 +55,19 @@ export interface AnalyticsStats {
   readonly violations: number
   /** Retries made. */
   readonly retried: number
+  /** Messages taken in: queued at some point (sent, failed, or still queued or in flight). */
+  readonly accepted: number
+  /** Most messages held at once (`maxQueueSize`). */
+  readonly queueCapacity: number
+  /**
+   * `dropped` by reason: `invalid`, `too_large`, `plan_violation`, `queue_full`, `closed`,
+   * `plugin_error`, `client_error`. Only reasons that happened are present.
+   */
+  readonly refusedBy: Readonly<Record<string, number>>
+  /** `failed` by reason: the HTTP status (`'400'` …), `timeout`, `network`, `close_timeout`, `error`. */
+  readonly failedBy: Readonly<Record<string, number>>
+  /** `retried` by reason: the HTTP status (`'503'`, `'429'` …), `timeout`, `network`. */
+  readonly retriedBy: Readonly<Record<string, number>>
   /** Requests delivered. */
   readonly requests: number
   /** Requests with an HTTP attempt in flight now (a fixed `maxInFlight` also counts those waiting to be retried). */

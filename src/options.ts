@@ -289,7 +289,7 @@ function planOptions(value: unknown, mode: unknown): { plan: ResolvedPlan | unde
   if (mode !== undefined && mode !== 'off' && mode !== 'report' && mode !== 'drop' && mode !== 'throw') {
     throw new ValidationError('planMode', 'must be "off", "report", "drop" or "throw"', 'Analytics')
   }
-  const planMode = (mode) ?? defaultPlanMode()
+  const planMode = mode ?? defaultPlanMode()
   if (value === undefined) return { plan: undefined, planMode }
   const plan = resolvedPlanOf(value)
   if (plan === undefined) throw new ValidationError('plan', "must be a plan made with definePlan() from 'eventrail/plan'", 'Analytics')
