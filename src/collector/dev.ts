@@ -35,7 +35,7 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
     ...(options.out ? [`  writing to:    ${safeText(options.out)}`] : []),
     ...(options.plan
       ? [
-          `  plan:          ${Object.keys((options.plan.definitions as { events?: object } | undefined)?.events ?? {}).length} events (violations shown beside the verdicts)`,
+          `  plan:          ${Object.keys((options.plan as { definitions?: { events?: object } }).definitions?.events ?? {}).length} events (violations shown beside the verdicts)`,
         ]
       : []),
     `  client:        new Analytics('${safeText(options.writeKeys?.[0] ?? 'WRITE_KEY')}', { host: '${collector.url}' })`,

@@ -63,7 +63,7 @@ export interface CollectorOptions {
    * and group message is checked against it, and its record lists the violations beside the
    * verdict (the service would still accept the message). `eventrail dev --plan FILE` reads it from a file.
    */
-  plan?: Readonly<Record<string, unknown>>
+  plan?: object
 }
 
 /** The verdict the service's source debugger would show for a message. */

@@ -5,6 +5,7 @@ import { healthPoints, type HealthPoints, type Point } from './totals'
 
 /** Anything with `stats()`: an `Analytics` client. */
 export interface StatsSource {
+  /** The client's counts now: see `Analytics.stats()`. */
   stats(): AnalyticsStats
 }
 

@@ -9,7 +9,7 @@ import type { PlanViolationError } from '../plan/errors'
 import type { ResolvedPlan } from '../plan/resolved'
 import { FilteredError, PluginError } from '../plugins/errors'
 import { checkAndSerialize } from '../plugins/final-check'
-import { runChain, type ChainOutcome } from '../plugins/run'
+import { runChain, type ChainContext, type ChainOutcome } from '../plugins/run'
 import type { PluginChain, PluginInfo, PluginStep } from '../plugins/types'
 import type { Callback, Message, MessageType } from '../types'
 import { PendingMessages } from './pending'
@@ -54,6 +54,8 @@ export class MessagePipeline {
   readonly #nowIso: () => string
   readonly #pending = new PendingMessages()
   #closed = false
+  // One per message type and origin, made on first use: nothing is allocated per message for it.
+  readonly #chainContexts = new Map<string, ChainContext>()
 
   constructor(options: PipelineOptions, sink: PipelineSink, nowIso: () => string) {
     this.#options = options
@@ -109,12 +111,7 @@ export class MessagePipeline {
       this.#queue(type, message, callback, undefined)
       return
     }
-    const outcome = runChain(steps, message, {
-      type,
-      info: via === 'import' ? VIA_IMPORT : VIA_CALL,
-      timeoutMs: this.#options.pluginTimeoutMs,
-      reportContinued: (error) => sink.pluginFailed(error, undefined),
-    })
+    const outcome = runChain(steps, message, this.#chainContext(type, via))
     if (!(outcome instanceof Promise)) {
       this.#settle(type, outcome, callback, steps)
       return
@@ -136,6 +133,22 @@ export class MessagePipeline {
     if (mode === 'report') return true
     this.#sink.refuse(violation, type, callback, mode === 'throw')
     return false
+  }
+
+  #chainContext(type: MessageType, via: 'call' | 'import'): ChainContext {
+    const key = via === 'call' ? type : `${type}:import`
+    let context = this.#chainContexts.get(key)
+    if (context === undefined) {
+      const sink = this.#sink
+      context = {
+        type,
+        info: via === 'import' ? VIA_IMPORT : VIA_CALL,
+        timeoutMs: this.#options.pluginTimeoutMs,
+        reportContinued: (error) => sink.pluginFailed(error, undefined),
+      }
+      this.#chainContexts.set(key, context)
+    }
+    return context
   }
 
   #settle(type: MessageType, outcome: ChainOutcome, callback: Callback | undefined, steps: readonly PluginStep[]): void {

@@ -12,14 +12,19 @@ export interface PlanDefinition {
   readonly traits?: StandardSchemaV1
   /** The schema of `group` traits. */
   readonly groupTraits?: StandardSchemaV1
-  /** Whether a track event the plan does not name is fine (`true`) or a violation. @defaultValue false */
+  /**
+   * Whether a track event the plan does not name is fine (`true`) or a violation. With `true`, the
+   * client's event types are loose (any name), since any name may be sent.
+   * @defaultValue false
+   */
   readonly allowUnplanned?: boolean
 }
 
 /** The event catalog of a plan: event name → the input type of its schema. */
 export type EventsOf<D extends PlanDefinition> = { [K in keyof D['events'] & string]: StandardSchemaV1InferInput<D['events'][K]> }
 
-type TraitsOf<S> = S extends StandardSchemaV1
+/** The traits type of a plan's `traits` or `groupTraits` schema: its input type, or `Traits` without one. */
+export type TraitsOf<S> = S extends StandardSchemaV1
   ? StandardSchemaV1InferInput<S> extends object
     ? StandardSchemaV1InferInput<S>
     : Traits
@@ -75,7 +80,11 @@ export interface TrackingPlan<E extends object = Record<string, Traits>, U exten
  */
 export function definePlan<const D extends PlanDefinition>(
   definition: D,
-): TrackingPlan<EventsOf<D>, TraitsOf<D['traits']>, TraitsOf<D['groupTraits']>> {
+): TrackingPlan<
+  D['allowUnplanned'] extends true ? Record<string, Traits> : EventsOf<D>,
+  TraitsOf<D['traits']>,
+  TraitsOf<D['groupTraits']>
+> {
   if (typeof definition !== 'object' || definition === null)
     throw new ValidationError('definition', `must be an object, got ${describeValue(definition)}`, 'definePlan')
   const { events, traits, groupTraits, allowUnplanned } = definition

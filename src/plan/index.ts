@@ -5,7 +5,7 @@
  * @module eventrail/plan
  */
 export { definePlan } from './define-plan'
-export type { PlanDefinition, EventsOf, TrackingPlan, PlanJSONSchema } from './define-plan'
+export type { PlanDefinition, EventsOf, TraitsOf, TrackingPlan, PlanJSONSchema } from './define-plan'
 export { PlanViolationError } from './errors'
 export type { PlanIssue } from './errors'
 export type { PlanMode } from './check'
