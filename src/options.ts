@@ -289,8 +289,9 @@ function planOptions(value: unknown, mode: unknown): { plan: ResolvedPlan | unde
   if (mode !== undefined && mode !== 'off' && mode !== 'report' && mode !== 'drop' && mode !== 'throw') {
     throw new ValidationError('planMode', 'must be "off", "report", "drop" or "throw"', 'Analytics')
   }
+  // The environment is read only for a plan: Deno refuses env access without --allow-env.
+  if (value === undefined) return { plan: undefined, planMode: mode ?? 'off' }
   const planMode = mode ?? defaultPlanMode()
-  if (value === undefined) return { plan: undefined, planMode }
   const plan = resolvedPlanOf(value)
   if (plan === undefined) throw new ValidationError('plan', "must be a plan made with definePlan() from 'eventrail/plan'", 'Analytics')
   return { plan: planMode === 'off' ? undefined : plan, planMode }

@@ -61,8 +61,16 @@ function toPlanIssue(field: string, issue: StandardSchemaV1Issue): PlanIssue {
   return { path, message: String(issue.message) }
 }
 
-/** The default mode: `'throw'` under `NODE_ENV=test` (a broken call fails its test), `'report'` elsewhere; never `'drop'`. */
+/**
+ * The default mode: `'throw'` under `NODE_ENV=test` (a broken call fails its test), `'report'`
+ * elsewhere, and where the environment cannot be read; never `'drop'`.
+ */
 export function defaultPlanMode(): PlanMode {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
-  return env?.NODE_ENV === 'test' ? 'throw' : 'report'
+  try {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+    return env?.NODE_ENV === 'test' ? 'throw' : 'report'
+  } catch {
+    // Deno without --allow-env throws on the read: not a test run that we can tell of.
+    return 'report'
+  }
 }

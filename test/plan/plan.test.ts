@@ -140,6 +140,26 @@ describe('a tracking plan', () => {
     }
   })
 
+  it('defaults to report where the environment cannot be read (Deno without --allow-env throws)', async () => {
+    const env = Object.getOwnPropertyDescriptor(process, 'env') as PropertyDescriptor
+    Object.defineProperty(process, 'env', {
+      configurable: true,
+      get() {
+        throw new Error('NotCapable: Requires env access')
+      },
+    })
+    let analytics: Analytics
+    try {
+      analytics = client(undefined)
+    } finally {
+      Object.defineProperty(process, 'env', env)
+    }
+    analytics.track({ userId: 'u1', event: 'Signed Up', properties: { plan: 'gold' } })
+    await analytics.flush()
+    expect(server.messages).toHaveLength(1)
+    expect(analytics.stats().violations).toBe(1)
+  })
+
   it('works with Valibot schemas', async () => {
     const analytics = client('drop', valibotPlan)
     const seen: (Error | undefined)[] = []
