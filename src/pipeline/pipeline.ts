@@ -108,17 +108,18 @@ export class MessagePipeline {
       return
     }
     if (!hasSteps) {
-      this.#queue(type, message, callback, undefined)
+      this.#queue(type, message, callback, undefined, '')
       return
     }
+    const stamp = message.timestamp
     const outcome = runChain(steps, message, this.#chainContext(type, via))
     if (!(outcome instanceof Promise)) {
-      this.#settle(type, outcome, callback, steps)
+      this.#settle(type, outcome, callback, steps, stamp)
       return
     }
     // runChain never rejects; the catch is for the client's own failure after it, never unhandled.
     const work = outcome
-      .then((later) => this.#settle(type, later, callback, steps))
+      .then((later) => this.#settle(type, later, callback, steps, stamp))
       .catch((err: unknown) => sink.refuse(err, type, callback, false))
     this.#pending.add(work)
   }
@@ -151,20 +152,24 @@ export class MessagePipeline {
     return context
   }
 
-  #settle(type: MessageType, outcome: ChainOutcome, callback: Callback | undefined, steps: readonly PluginStep[]): void {
+  #settle(type: MessageType, outcome: ChainOutcome, callback: Callback | undefined, steps: readonly PluginStep[], stamp: string): void {
     if (outcome instanceof FilteredError) this.#sink.filtered(outcome, callback)
     else if (outcome instanceof PluginError) this.#sink.pluginFailed(outcome, callback)
-    else this.#queue(type, outcome, callback, steps)
+    else this.#queue(type, outcome, callback, steps, stamp)
   }
 
-  #queue(type: MessageType, message: Message, callback: Callback | undefined, steps: readonly PluginStep[] | undefined): void {
+  // `stamp`: the timestamp normalization set, which the final check need not parse again.
+  #queue(
+    type: MessageType,
+    message: Message,
+    callback: Callback | undefined,
+    steps: readonly PluginStep[] | undefined,
+    stamp: string,
+  ): void {
     const sink = this.#sink
     let serialized: Serialized
     try {
-      serialized =
-        steps === undefined
-          ? serializeMessage(message, type === 'alias')
-          : checkAndSerialize(type, message, `${type} after plugins (${steps.map((s) => `"${s.name}"`).join(', ')})`)
+      serialized = steps === undefined ? serializeMessage(message, type === 'alias') : checkAndSerialize(type, message, steps, stamp)
     } catch (err) {
       // Over 32 KB because of the caller's own fields: their error, thrown as today; a plugin's result: reported.
       sink.refuse(err, type, callback, steps === undefined)
