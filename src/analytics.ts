@@ -174,9 +174,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   get deliver(): DeliverMethods<Events, UserTraits, GroupTraits> {
     this.#deliver ??= createDeliverMethods(
       (type, message, callback) => this.#enqueue(type, message, callback),
-      () => this.#scheduler.expedite(),
+      () => this.#expedite(),
     )
     return this.#deliver
+  }
+
+  // Someone awaits: send what is queued right after this run of calls, and what async plugins
+  // still hold as soon as they let it go.
+  #expedite(): void {
+    this.#scheduler.expedite()
+    void this.#pipeline?.settled()?.then(() => this.#scheduler.expedite())
   }
 
   /**

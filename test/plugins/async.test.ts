@@ -65,6 +65,16 @@ describe('an async plugin', () => {
     expect(seen[0]?.message).toBe('track: filtered by plugin "maybe" (it returned null); the message was not sent')
   })
 
+  it('is waited for by analytics.deliver, which sends the message as soon as the plugin lets it go', async () => {
+    const analytics = client([{ name: 'slow', types: ['track'], process: () => later(20) }], { flushInterval: 60_000 })
+    // The client's first message goes at once; the one after it waits for flushAt or the interval.
+    await analytics.deliver.identify({ userId: 'u1' })
+    const outcome = await analytics.deliver.track({ userId: 'u1', event: 'E' })
+    expect(outcome.delivered).toBe(true)
+    expect(server.messages.map((m) => m.type)).toEqual(['identify', 'track'])
+    await analytics.closeAndFlush()
+  })
+
   it('that rejects drops the message with a PluginError (no unhandled rejection), and the next message goes', async () => {
     let n = 0
     const analytics = client([
