@@ -78,7 +78,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
     // Only with plugins, a context option or a plan: without them a message's path is unchanged.
     if (plugins !== undefined || context !== undefined || plan !== undefined) {
-      const sink = createPipelineSink(this.#scheduler, ledger)
+      const sink = createPipelineSink(this.#scheduler, ledger, this.#options.waitUntil)
       this.#pipeline = new MessagePipeline({ plugins, pluginTimeoutMs, context, plan, planMode }, sink, this.#clock)
     }
   }

@@ -1,4 +1,4 @@
-import type { ClientLedger } from '../client-ledger'
+import { toError, type ClientLedger } from '../client-ledger'
 import { EventrailError } from '../errors'
 import { describeThrown } from '../message/describe'
 import { createWarnOnce } from '../plan/warn-once'
@@ -7,7 +7,11 @@ import type { MessageType } from '../types'
 import type { PipelineSink } from './pipeline'
 
 /** Where a client's pipeline hands its outcomes: the scheduler's queue and the client's ledger. */
-export function createPipelineSink(scheduler: FlushScheduler, ledger: ClientLedger): PipelineSink {
+export function createPipelineSink(
+  scheduler: FlushScheduler,
+  ledger: ClientLedger,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+): PipelineSink {
   const warnOnce = createWarnOnce('EVENTRAIL_PLAN_VIOLATION')
   const reportedAsync = new Set<string>()
   return {
@@ -22,6 +26,17 @@ export function createPipelineSink(scheduler: FlushScheduler, ledger: ClientLedg
         warnOnce(what, `eventrail: ${error.message}. Sent anyway (planMode "report"); this warning is shown once per event.`)
       }
     },
+    // The platform waits for the plugin, then for the flush of what it let go (never a rejection).
+    holdOpen:
+      waitUntil === undefined
+        ? undefined
+        : (work) => {
+            try {
+              waitUntil(work.then(() => scheduler.flush(false)).then(noop, noop))
+            } catch (err) {
+              ledger.report(toError(err))
+            }
+          },
     planIsAsync(what) {
       if (reportedAsync.has(what)) return
       reportedAsync.add(what)
@@ -48,3 +63,5 @@ export function asRefusal(type: MessageType, err: unknown): Error {
     },
   )
 }
+
+function noop(): void {}

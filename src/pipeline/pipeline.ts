@@ -29,6 +29,8 @@ export interface PipelineSink {
   violation(error: PlanViolationError, sentAnyway: boolean): void
   /** A plan's schema validates asynchronously: reported once; its messages go unchecked. */
   planIsAsync: (what: string) => void
+  /** A message waits for an async plugin: with `waitUntil`, the platform is asked to wait for it too. */
+  holdOpen: ((work: Promise<unknown>) => void) | undefined
 }
 
 /** What the pipeline runs, from the options. */
@@ -122,6 +124,7 @@ export class MessagePipeline {
       .then((later) => this.#settle(type, later, callback, steps, stamp))
       .catch((err: unknown) => sink.refuse(err, type, callback, false))
     this.#pending.add(work)
+    sink.holdOpen?.(work)
   }
 
   // Whether the message goes on: it matches, or the mode is 'report'. 'throw' refuses it as invalid

@@ -75,6 +75,19 @@ describe('an async plugin', () => {
     await analytics.closeAndFlush()
   })
 
+  it('is waited for by the platform with waitUntil: the message is sent though nobody awaits a flush', async () => {
+    const held: Promise<unknown>[] = []
+    const analytics = client([{ name: 'slow', types: ['track'], process: () => later(20) }], {
+      flushInterval: 60_000,
+      waitUntil: (promise: Promise<unknown>) => held.push(promise),
+    })
+    analytics.identify({ userId: 'u1' })
+    analytics.track({ userId: 'u1', event: 'E' })
+    // What a platform does after the handler returned: wait for what it was handed, nothing else.
+    while (held.length > 0) await held.shift()
+    expect(server.messages.map((m) => m.type)).toEqual(['identify', 'track'])
+  })
+
   it('that rejects drops the message with a PluginError (no unhandled rejection), and the next message goes', async () => {
     let n = 0
     const analytics = client([
