@@ -2,7 +2,7 @@ import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
-import { describeValue } from './message/describe'
+import { callbackError } from './message/positional'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
@@ -74,6 +74,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requestDone: (path, entries, bytes, error) => ledger.requestDone(path, entries.length, bytes, error),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
+      breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
     })
     const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
     // Only with plugins, a context option or a plan: without them a message's path is unchanged.
@@ -286,6 +287,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       queueCapacity: this.#options.maxQueueSize,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
+      breaker: this.#scheduler.breaker,
     }
   }
 
@@ -312,7 +314,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
     if (callback !== undefined && typeof callback !== 'function') {
       // There is no callback to give the error to: errorHandler, else a throw.
-      this.#ledger.refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
+      this.#ledger.refuse(callbackError(type, message, callback), undefined, true)
       return this
     }
     if (this.#pipeline !== undefined) {

@@ -1,5 +1,6 @@
 import type { PlanViolationError } from './plan/errors'
 import type { RetryInfo } from './delivery/deliver'
+import type { ServiceUnavailableError } from './errors'
 
 /** A request that was delivered: reported to `on('flush')` listeners. */
 export interface FlushInfo {
@@ -19,6 +20,13 @@ export interface DropInfo {
   readonly count: number
 }
 
+/**
+ * The outage breaker opened (the service is down: messages fail at once with `error` until a probe
+ * gets an answer) or closed again (after `downMs`): reported to `on('breaker')` listeners.
+ */
+export type BreakerChange =
+  { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number }
+
 /** The events of `analytics.on(event, listener)` and what each listener receives. */
 export interface AnalyticsEvents {
   /** A request failed for good, a message was refused, or a callback threw. */
@@ -31,6 +39,8 @@ export interface AnalyticsEvents {
   flush: FlushInfo
   /** A call broke the tracking plan (the `plan` option), whatever `planMode` then did with it. */
   violation: PlanViolationError
+  /** The outage breaker opened or closed. */
+  breaker: BreakerChange
 }
 
 /** A snapshot of what an instance has done, from `analytics.stats()`. */
@@ -64,7 +74,7 @@ export interface AnalyticsStats {
    * `plugin_error`, `client_error`. Only reasons that happened are present.
    */
   readonly refusedBy: Readonly<Record<string, number>>
-  /** `failed` by reason: the HTTP status (`'400'` …), `timeout`, `network`, `close_timeout`, `error`. */
+  /** `failed` by reason: the HTTP status (`'400'` …), `timeout`, `network`, `service_unavailable`, `close_timeout`, `error`. */
   readonly failedBy: Readonly<Record<string, number>>
   /** `retried` by reason: the HTTP status (`'503'`, `'429'` …), `timeout`, `network`. */
   readonly retriedBy: Readonly<Record<string, number>>
@@ -74,6 +84,11 @@ export interface AnalyticsStats {
   readonly requestsInFlight: number
   /** How many requests may be in flight now: the adaptive limit, or `maxInFlight` when set. */
   readonly inFlightLimit: number
+  /**
+   * The outage breaker: `'closed'` while the service answers; `'open'` while it is down (messages
+   * fail at once, or wait for the next probe); `'probing'` while a probe request is in flight.
+   */
+  readonly breaker: 'closed' | 'open' | 'probing'
 }
 
 type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) => void

@@ -1,4 +1,12 @@
-import { ClosedError, DeliveryError, MessageTooLargeError, QueueFullError, TimeoutError, ValidationError } from './errors'
+import {
+  ClosedError,
+  DeliveryError,
+  MessageTooLargeError,
+  QueueFullError,
+  ServiceUnavailableError,
+  TimeoutError,
+  ValidationError,
+} from './errors'
 import type { RetryInfo } from './delivery/deliver'
 import { PlanViolationError } from './plan/errors'
 import { PluginError } from './plugins/errors'
@@ -21,10 +29,12 @@ export function refusalReason(error: Error): string {
 /**
  * Why a request failed for good, as a short stable code for `stats().failedBy`: the HTTP status
  * (`'400'`, `'503'` …), `timeout` (the last attempt timed out), `network` (no answer),
+ * `service_unavailable` (failed fast while the service is down: the outage breaker),
  * `close_timeout` (the `closeAndFlush` timeout ended it) or `error`. Pure.
  */
 export function failureReason(error: Error): string {
   if (error instanceof TimeoutError) return 'close_timeout'
+  if (error instanceof ServiceUnavailableError) return 'service_unavailable'
   if (!(error instanceof DeliveryError)) return 'error'
   if (error.status !== undefined) return String(error.status)
   return isAttemptTimeout(error.cause) ? 'timeout' : 'network'

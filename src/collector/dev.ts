@@ -3,7 +3,7 @@ import { summarizeRecord } from './format'
 import type { PlanViolation } from './plan-schema'
 import { safeText } from './terminal-text'
 import { createCollector } from './server'
-import type { Collector, CollectorOptions, MessageRecord } from './types'
+import type { Collector, CollectorOptions, MessageRecord, RequestRecord } from './types'
 
 /** Where `eventrail dev` writes, and whether it may use ANSI colours. */
 export interface DevOutput {
@@ -43,7 +43,13 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
     '',
   ]
   output.write(lines.join('\n'))
-  if (!quiet) collector.on('message', (record) => output.write(formatLine(record, output.color) + '\n'))
+  if (!quiet) {
+    collector.on('message', (record) => output.write(formatLine(record, output.color) + '\n'))
+    // A refused request has no message line: a client pointed at a wrong path would see nothing.
+    collector.on('request', (record) => {
+      if (record.status >= 400) output.write(formatRequestLine(record, output.color) + '\n')
+    })
+  }
   // Reported at once, even with --quiet: a full disk must not pass for "accepted" lines.
   collector.on('error', (err) => (output.error ?? output.write).call(output, `eventrail: ${safeText(err.message)}\n`))
   return collector
@@ -67,4 +73,11 @@ export function violationText(violations: readonly PlanViolation[]): string {
   const shown = violations.slice(0, 3).map((v) => `"${v.path}" ${v.message}`)
   const more = violations.length > 3 ? `; and ${violations.length - 3} more` : ''
   return shown.join('; ') + more
+}
+
+/** One line for a refused request: time, method, path, status and why (`404: no endpoint …`). */
+export function formatRequestLine(record: RequestRecord, color: boolean): string {
+  const paint = (code: number, text: string): string => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
+  const refused = `${record.status}: ${record.error ?? 'refused'}`
+  return `${paint(2, safeText(record.receivedAt.slice(11, 23)))}  ${safeText(`${record.method} ${record.path}`)}  ${paint(31, safeText(refused))}`
 }

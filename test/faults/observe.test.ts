@@ -82,6 +82,7 @@ describe('stats() and on() events', () => {
       retriedBy: { '503': 1 },
       requestsInFlight: 0,
       inFlightLimit: 16,
+      breaker: 'closed',
     })
     // inFlightLimit: the adaptive limit started at 32 and halved once, on the 503.
 

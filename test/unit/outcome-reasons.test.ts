@@ -1,4 +1,13 @@
-import { ClosedError, DeliveryError, EventrailError, MessageTooLargeError, QueueFullError, TimeoutError, ValidationError } from '../../src'
+import {
+  ClosedError,
+  DeliveryError,
+  EventrailError,
+  MessageTooLargeError,
+  QueueFullError,
+  ServiceUnavailableError,
+  TimeoutError,
+  ValidationError,
+} from '../../src'
 import { PlanViolationError } from '../../src/plan/errors'
 import { PluginError } from '../../src/plugins/errors'
 import { failureReason, refusalReason, retryReason } from '../../src/outcome-reasons'
@@ -23,6 +32,7 @@ describe('outcome reasons', () => {
     [new DeliveryError('/v1/batch: gave up', undefined, 3, { cause: new Error('timed out after 10000 ms') }), 'timeout'],
     [new DeliveryError('/v1/batch: gave up', undefined, 3, { cause: new Error('ECONNRESET') }), 'network'],
     [new TimeoutError('closeAndFlush'), 'close_timeout'],
+    [new ServiceUnavailableError('/v1/batch: the service is down', 503), 'service_unavailable'],
     [new Error('other'), 'error'],
   ])('failure %p is %s', (error, reason) => {
     expect(failureReason(error)).toBe(reason)
