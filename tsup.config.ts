@@ -18,7 +18,13 @@ function dropSourceMapComments(extension: RegExp): () => Promise<void> {
   }
 }
 
-const LIBRARY_ENTRIES = { index: 'src/index.ts', collector: 'src/collector/index.ts', testing: 'src/testing/index.ts' }
+const LIBRARY_ENTRIES = {
+  index: 'src/index.ts',
+  collector: 'src/collector/index.ts',
+  testing: 'src/testing/index.ts',
+  plan: 'src/plan/index.ts',
+  otel: 'src/otel/index.ts',
+}
 
 const common: Options = {
   dts: true,

@@ -1,8 +1,7 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
-import { EventrailError, ValidationError } from './errors'
+import { ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
-import { describeThrown } from './message/describe'
 import { callbackError } from './message/positional'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
@@ -10,7 +9,12 @@ import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
 import { FlushScheduler } from './queue/scheduler'
-import { QUEUE_PARSED_LINE } from './internal'
+import { IMPORT_VIEW, QUEUE_PARSED_LINE } from './internal'
+import type { ImportClient } from './import/source'
+import { importThroughPipeline } from './pipeline/import-view'
+import { asRefusal, createPipelineSink } from './pipeline/client-sink'
+import { MessagePipeline } from './pipeline/pipeline'
+import type { TrackingPlan } from './plan/define-plan'
 import type {
   AliasMessage,
   AnyEvents,
@@ -54,6 +58,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #observers = new Observers()
   readonly #ledger: ClientLedger
   readonly #clock = createIsoClock()
+  readonly #pipeline: MessagePipeline | undefined
   #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
 
   /**
@@ -61,7 +66,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * @param options - see {@link AnalyticsOptions}.
    * @throws ValidationError when the write key is missing or an option is invalid; the message names it.
    */
-  constructor(writeKey: string, options?: AnalyticsOptions) {
+  constructor(writeKey: string, options?: AnalyticsOptions & { plan?: TrackingPlan<Events, UserTraits, GroupTraits> }) {
     this.#options = normalizeOptions(writeKey, options)
     const ledger = new ClientLedger(this.#options, this.#observers)
     this.#ledger = ledger
@@ -71,6 +76,12 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       report: (err) => ledger.report(toError(err)),
       breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
     })
+    const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
+    // Only with plugins, a context option or a plan: without them a message's path is unchanged.
+    if (plugins !== undefined || context !== undefined || plan !== undefined) {
+      const sink = createPipelineSink(this.#scheduler, ledger, this.#options.waitUntil)
+      this.#pipeline = new MessagePipeline({ plugins, pluginTimeoutMs, context, plan, planMode }, sink, this.#clock)
+    }
   }
 
   /**
@@ -164,9 +175,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   get deliver(): DeliverMethods<Events, UserTraits, GroupTraits> {
     this.#deliver ??= createDeliverMethods(
       (type, message, callback) => this.#enqueue(type, message, callback),
-      () => this.#scheduler.expedite(),
+      () => this.#expedite(),
     )
     return this.#deliver
+  }
+
+  // Someone awaits: send what is queued right after this run of calls, and what async plugins
+  // still hold as soon as they let it go.
+  #expedite(): void {
+    this.#scheduler.expedite()
+    void this.#pipeline?.settled()?.then(() => this.#scheduler.expedite())
   }
 
   /**
@@ -185,7 +203,11 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   flush(callback?: Callback): Promise<void> {
-    return this.#ledger.awaitOutcome(this.#scheduler.flush(callback !== undefined), callback)
+    // Messages still in an async plugin are waited for, then flushed with the rest.
+    const inPlugins = this.#pipeline?.settled()
+    const wantBatch = callback !== undefined
+    const outcome = inPlugins === undefined ? this.#scheduler.flush(wantBatch) : inPlugins.then(() => this.#scheduler.flush(wantBatch))
+    return this.#ledger.awaitOutcome(outcome, callback)
   }
 
   /**
@@ -212,7 +234,18 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
         ),
       )
     }
-    return this.#ledger.awaitOutcome(this.#scheduler.close(timeout === Infinity ? undefined : timeout), undefined)
+    const timeoutMs = timeout === Infinity ? undefined : timeout
+    const pipeline = this.#pipeline
+    pipeline?.close()
+    // Messages still in an async plugin go on (within the timeout); later ones are refused.
+    const inPlugins = pipeline?.settled(timeoutMs)
+    if (inPlugins === undefined) return this.#ledger.awaitOutcome(this.#scheduler.close(timeoutMs), undefined)
+    const started = Date.now()
+    const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - started)))
+    return this.#ledger.awaitOutcome(
+      inPlugins.then(() => this.#scheduler.close(left())),
+      undefined,
+    )
   }
 
   /**
@@ -242,15 +275,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   stats(): AnalyticsStats {
     const attempts = this.#scheduler.attempts
-    const { sent, failed, dropped, retried, requests } = this.#ledger.counts()
+    const { completed, ...counts } = this.#ledger.counts()
+    const queued = this.#scheduler.queued
+    const inFlight = this.#scheduler.inFlight
     return {
-      queued: this.#scheduler.queued,
-      inFlight: this.#scheduler.inFlight,
-      sent,
-      failed,
-      dropped,
-      retried,
-      requests,
+      queued,
+      inPlugins: this.#pipeline?.pending ?? 0,
+      inFlight,
+      ...counts,
+      accepted: completed + queued + inFlight,
+      queueCapacity: this.#options.maxQueueSize,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
       breaker: this.#scheduler.breaker,
@@ -263,7 +297,18 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * @internal
    */
   [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void {
-    this.#enqueue(type, line, callback, prepareParsedLine)
+    if (this.#pipeline !== undefined) this.#pipeline.enqueue(type, line.value, callback, 'import', true)
+    else this.#enqueue(type, line, callback, prepareParsedLine)
+  }
+
+  /**
+   * Internal, for `importMessages`: the client to import through (see `IMPORT_VIEW`).
+   * @internal
+   */
+  [IMPORT_VIEW](usePlugins: boolean): ImportClient {
+    const pipeline = this.#pipeline
+    if (pipeline === undefined) return this
+    return importThroughPipeline(pipeline, usePlugins, () => this.flush())
   }
 
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
@@ -272,24 +317,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       this.#ledger.refuse(callbackError(type, message, callback), undefined, true)
       return this
     }
+    if (this.#pipeline !== undefined) {
+      this.#pipeline.enqueue(type, message, callback, 'call', true)
+      return this
+    }
     let serialized: Serialized
     try {
       // Read once: validation, normalization and serialization see only the client's own copy.
       serialized = prepare(type, message, this.#clock)
     } catch (err) {
-      // What the caller's object throws is already a ValidationError naming the field (the
-      // snapshot reads every field once, itself); anything else failed in the client or the
-      // runtime, not in the message, and is not blamed on it.
-      const error =
-        err instanceof EventrailError
-          ? err
-          : new EventrailError(
-              `${type}: the client failed to queue the message (${describeThrown(err)}); the message itself was not at fault`,
-              {
-                cause: err,
-              },
-            )
-      this.#ledger.refuse(error, callback, true)
+      this.#ledger.refuse(asRefusal(type, err), callback, true)
       return this
     }
     const refused = this.#scheduler.enqueue(serialized, type === 'alias', callback)

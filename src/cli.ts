@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CLI_USAGE, parseCliArgs } from './collector/cli-args'
 import { runDev } from './collector/dev'
+import { readPlanFile } from './collector/plan-file'
 import { VERSION } from './version'
 
 // The `eventrail` bin: `eventrail dev`, the local collector and its debugger, and `eventrail import`.
@@ -62,7 +63,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2
   }
   const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
-  const collector = await runDev(parsed.options, parsed.quiet, {
+  const options = parsed.planFile === undefined ? parsed.options : { ...parsed.options, plan: await readPlanFile(parsed.planFile) }
+  const collector = await runDev(options, parsed.quiet, {
     write: (text) => process.stdout.write(text),
     error: (text) => process.stderr.write(text),
     color,

@@ -3,7 +3,10 @@ import { ServiceUnavailableError } from './errors'
 import { describeThrown } from './message/describe'
 import type { AnalyticsStats, Observers } from './observe'
 import { settleLater } from './outcome'
+import { failureReason, refusalReason, retryReason } from './outcome-reasons'
 import type { FlushOutcome } from './queue/scheduler'
+import type { PlanViolationError } from './plan/errors'
+import type { FilteredError, PluginError } from './plugins/errors'
 import type { Callback } from './types'
 
 /** What the ledger needs of the client's options. */
@@ -25,6 +28,15 @@ export class ClientLedger {
   #dropped = 0
   #retried = 0
   #requests = 0
+  #filtered = 0
+  #pluginErrors = 0
+  #violations = 0
+  // Messages whose request ended, delivered or not (with `enable: false` too): for `accepted`.
+  #completed = 0
+  // By reason: bumped only on a refusal, a failure or a retry, never for a message that goes well.
+  readonly #refusedBy: Record<string, number> = {}
+  readonly #failedBy: Record<string, number> = {}
+  readonly #retriedBy: Record<string, number> = {}
 
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
@@ -32,13 +44,65 @@ export class ClientLedger {
   }
 
   /** The counts of {@link AnalyticsStats} that the ledger keeps. */
-  counts(): Pick<AnalyticsStats, 'sent' | 'failed' | 'dropped' | 'retried' | 'requests'> {
-    return { sent: this.#sent, failed: this.#failed, dropped: this.#dropped, retried: this.#retried, requests: this.#requests }
+  counts(): Pick<
+    AnalyticsStats,
+    | 'sent'
+    | 'failed'
+    | 'dropped'
+    | 'retried'
+    | 'requests'
+    | 'filtered'
+    | 'pluginErrors'
+    | 'violations'
+    | 'refusedBy'
+    | 'failedBy'
+    | 'retriedBy'
+  > & {
+    completed: number
+  } {
+    return {
+      completed: this.#completed,
+      sent: this.#sent,
+      failed: this.#failed,
+      dropped: this.#dropped,
+      retried: this.#retried,
+      requests: this.#requests,
+      filtered: this.#filtered,
+      pluginErrors: this.#pluginErrors,
+      violations: this.#violations,
+      refusedBy: { ...this.#refusedBy },
+      failedBy: { ...this.#failedBy },
+      retriedBy: { ...this.#retriedBy },
+    }
+  }
+
+  /** A call broke the tracking plan: counted and given to `violation` listeners, whatever becomes of the message. */
+  violation(error: PlanViolationError): void {
+    this.#violations += 1
+    this.#observers.emit('violation', error)
+  }
+
+  /** A plugin dropped a message on purpose: an outcome for its callback and `drop` listeners, not an error. */
+  filtered(error: FilteredError, callback: Callback | undefined): void {
+    this.#filtered += 1
+    this.#observers.emit('drop', { error, count: 1 })
+    if (callback !== undefined) settleLater(callback, error, (err) => this.report(toError(err)))
+  }
+
+  /**
+   * A plugin failed. The message was dropped (its callback, else errorHandler; never a throw: the
+   * caller's input was valid), or it goes on (`sentAnyway`) and the error is only reported.
+   */
+  pluginFailed(error: PluginError, callback: Callback | undefined): void {
+    this.#pluginErrors += 1
+    if (error.sentAnyway) this.#observers.emit('error', error)
+    else this.refuse(error, callback, false)
   }
 
   /** A message that was never queued: its callback, else errorHandler, else (bad input only) a throw. */
   refuse(error: Error, callback: Callback | undefined, throwIfUnhandled: boolean): void {
     this.#dropped += 1
+    bump(this.#refusedBy, refusalReason(error), 1)
     this.#observers.emit('drop', { error, count: 1 })
     this.#observers.emit('error', error)
     if (callback !== undefined) settleLater(callback, error, (err) => this.report(toError(err)))
@@ -48,6 +112,7 @@ export class ClientLedger {
 
   /** A request's outcome: `count` messages of `bytes` sent to `path`, or failed with `error`. */
   requestDone(path: string, count: number, bytes: number, error: Error | undefined): void {
+    this.#completed += count
     if (error === undefined) {
       // With `enable: false` nothing was sent: the messages have their outcome, but no request happened.
       if (!this.#options.enable) return
@@ -57,6 +122,7 @@ export class ClientLedger {
       return
     }
     this.#failed += count
+    bump(this.#failedBy, failureReason(error), count)
     this.#observers.emit('drop', { error, count })
     // An outage is reported once, when the breaker opens (see `breakerOpened`), not per request.
     if (!(error instanceof ServiceUnavailableError)) this.report(error)
@@ -76,6 +142,7 @@ export class ClientLedger {
   /** An attempt that will be made again. */
   retry(info: RetryInfo): void {
     this.#retried += 1
+    bump(this.#retriedBy, retryReason(info), 1)
     this.#observers.emit('retry', info)
   }
 
@@ -109,6 +176,10 @@ export class ClientLedger {
       // errorHandler is the last stop: what it throws has nowhere better to go.
     }
   }
+}
+
+function bump(counts: Record<string, number>, reason: string, by: number): void {
+  counts[reason] = (counts[reason] ?? 0) + by
 }
 
 /** Whatever was thrown, as an Error; never throws itself (a Symbol, an object whose toString throws). */

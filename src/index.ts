@@ -16,6 +16,12 @@ export {
   ClosedError,
   TimeoutError,
 } from './errors'
+export { FilteredError, PluginError } from './plugins/errors'
+export type { Plugin, PluginMessage, PluginTrack, PluginResult, PluginInfo } from './plugins/types'
+export { PlanViolationError } from './plan/errors'
+export type { PlanIssue } from './plan/errors'
+export type { PlanMode } from './plan/check'
+export type { TrackingPlan } from './plan/define-plan'
 export { MAX_MESSAGE_BYTES, MAX_BATCH_BYTES } from './limits'
 export { LIBRARY_NAME, VERSION } from './version'
 export type { AnalyticsEvents, AnalyticsStats, BreakerChange, FlushInfo, DropInfo } from './observe'

@@ -5,3 +5,11 @@
  * @internal
  */
 export const QUEUE_PARSED_LINE: unique symbol = Symbol.for('eventrail.queueParsedLine') as never
+
+/**
+ * The key of `Analytics`' internal method that gives `importMessages` the client to import through:
+ * the client itself when it has neither plugins nor a `context` option, else a view whose messages
+ * are marked as imported (`via: 'import'` for plugins) and skip the plugins when the import opts out.
+ * @internal
+ */
+export const IMPORT_VIEW: unique symbol = Symbol.for('eventrail.importView') as never

@@ -1,3 +1,4 @@
+import type { PlanViolationError } from './plan/errors'
 import type { RetryInfo } from './delivery/deliver'
 import type { ServiceUnavailableError } from './errors'
 
@@ -13,7 +14,7 @@ export interface FlushInfo {
 
 /** Messages that will not be delivered: reported to `on('drop')` listeners. */
 export interface DropInfo {
-  /** Why: a ValidationError, QueueFullError, ClosedError, DeliveryError or TimeoutError. */
+  /** Why: a ValidationError, QueueFullError, ClosedError, DeliveryError, TimeoutError, FilteredError or PluginError. */
   readonly error: Error
   /** How many messages. */
   readonly count: number
@@ -24,8 +25,7 @@ export interface DropInfo {
  * gets an answer) or closed again (after `downMs`): reported to `on('breaker')` listeners.
  */
 export type BreakerChange =
-  | { readonly state: 'open'; readonly error: ServiceUnavailableError }
-  | { readonly state: 'closed'; readonly downMs: number }
+  { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number }
 
 /** The events of `analytics.on(event, listener)` and what each listener receives. */
 export interface AnalyticsEvents {
@@ -37,6 +37,8 @@ export interface AnalyticsEvents {
   drop: DropInfo
   /** A request was delivered. */
   flush: FlushInfo
+  /** A call broke the tracking plan (the `plan` option), whatever `planMode` then did with it. */
+  violation: PlanViolationError
   /** The outage breaker opened or closed. */
   breaker: BreakerChange
 }
@@ -45,16 +47,37 @@ export interface AnalyticsEvents {
 export interface AnalyticsStats {
   /** Messages queued, not yet in a request. */
   readonly queued: number
+  /** Messages waiting for a plugin's promise, not yet queued. */
+  readonly inPlugins: number
   /** Messages in requests being sent or waiting to be retried. */
   readonly inFlight: number
   /** Messages delivered (a 2xx answer). */
   readonly sent: number
   /** Messages whose request failed for good. */
   readonly failed: number
-  /** Messages refused before they were queued (invalid, too large, queue full, closed). */
+  /** Messages refused before they were queued (invalid, too large, queue full, closed, a plugin failed). */
   readonly dropped: number
+  /** Messages a plugin dropped on purpose (it returned `null`): not counted in `dropped`. */
+  readonly filtered: number
+  /** Plugin failures (throws, rejections, timeouts, invalid results), whether the message was dropped or sent anyway. */
+  readonly pluginErrors: number
+  /** Calls that broke the tracking plan, whatever `planMode` did with them. */
+  readonly violations: number
   /** Retries made. */
   readonly retried: number
+  /** Messages taken in: queued at some point (sent, failed, or still queued or in flight). */
+  readonly accepted: number
+  /** Most messages held at once (`maxQueueSize`). */
+  readonly queueCapacity: number
+  /**
+   * `dropped` by reason: `invalid`, `too_large`, `plan_violation`, `queue_full`, `closed`,
+   * `plugin_error`, `client_error`. Only reasons that happened are present.
+   */
+  readonly refusedBy: Readonly<Record<string, number>>
+  /** `failed` by reason: the HTTP status (`'400'` …), `timeout`, `network`, `service_unavailable`, `close_timeout`, `error`. */
+  readonly failedBy: Readonly<Record<string, number>>
+  /** `retried` by reason: the HTTP status (`'503'`, `'429'` …), `timeout`, `network`. */
+  readonly retriedBy: Readonly<Record<string, number>>
   /** Requests delivered. */
   readonly requests: number
   /** Requests with an HTTP attempt in flight now (a fixed `maxInFlight` also counts those waiting to be retried). */

@@ -3,7 +3,13 @@ import { ValidationError } from './errors'
 import { unknownOptionError, writeKeyObjectError } from './option-mistakes'
 import { MAX_TIMER_MS } from './limits'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
-import type { ErrorHandler, FetchLike } from './types'
+import { buildPluginChain } from './plugins/chain'
+import type { Plugin, PluginChain } from './plugins/types'
+import { checkStaticContext, type StaticContext } from './pipeline/static-context'
+import { defaultPlanMode, type PlanMode } from './plan/check'
+import type { TrackingPlan } from './plan/define-plan'
+import { resolvedPlanOf, type ResolvedPlan } from './plan/resolved'
+import type { Context, ErrorHandler, FetchLike } from './types'
 
 /** The default region host. */
 export const DEFAULT_HOST = 'https://api.segment.io'
@@ -120,6 +126,42 @@ export interface AnalyticsOptions {
    * handler that returns without awaiting loses nothing.
    */
   waitUntil?: (promise: Promise<unknown>) => void
+  /**
+   * Steps every message goes through, in order, after validation and normalization and before
+   * serialization and the 32 KB check: enrich, scrub or drop messages (see {@link Plugin} and
+   * `docs/plugins.md`). Given once; the list cannot change later.
+   * @defaultValue none
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a plugin typed with any catalog (its own, or none)
+  plugins?: readonly Plugin<any>[]
+  /**
+   * Longest a plugin's promise may take for one message, in milliseconds; past it the plugin has
+   * failed (its `onError` decides). From 1 to 2^31−1.
+   * @defaultValue 5000
+   */
+  pluginTimeout?: number
+  /**
+   * Fields merged into every message's `context` (app name and version, environment …): a field
+   * of the message's own context replaces the option's field of the same name, whole. JSON values
+   * only; not `library`, which the client sets.
+   * @example `{ app: { name: 'api', version: '1.4.0' } }`
+   */
+  context?: Context
+  /**
+   * A tracking plan made with `definePlan` (from `eventrail/plan`): the client's event types are
+   * inferred from it, and each track, identify and group call is checked against it as `planMode` says.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any plan: its types go to the class' parameters
+  plan?: TrackingPlan<any, any, any>
+  /**
+   * What a call that breaks the plan does. `'report'`: sent as it is; a `violation` event, a count
+   * in `stats().violations` and one process warning per event name. `'drop'`: not sent; its
+   * callback (else `errorHandler`) gets a `PlanViolationError`. `'throw'`: refused like an invalid
+   * message (thrown from the call when there is neither a callback nor an `errorHandler`).
+   * `'off'`: types only.
+   * @defaultValue `'throw'` when `NODE_ENV` is `test`, else `'report'`
+   */
+  planMode?: PlanMode
 }
 
 /** Options after defaults and checks: what every stage after the constructor reads. */
@@ -143,6 +185,14 @@ export interface ResolvedOptions {
   readonly maxRequestsPerSecond: number
   readonly compress: boolean
   readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
+  /** The plugins each message type goes through, or undefined when there are none. */
+  readonly plugins: PluginChain | undefined
+  readonly pluginTimeoutMs: number
+  /** The `context` option, checked, or undefined. */
+  readonly context: StaticContext | undefined
+  /** The plan to check against, or undefined (none, or `planMode: 'off'`). */
+  readonly plan: ResolvedPlan | undefined
+  readonly planMode: PlanMode
 }
 
 /**
@@ -201,6 +251,7 @@ export const DEFAULTS = Object.freeze({
   maxQueueBytes: 256 * 1024 * 1024,
   maxRequestsPerSecond: 500,
   compress: false,
+  pluginTimeout: 5000,
 })
 
 /**
@@ -237,7 +288,23 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     maxRequestsPerSecond: numberOption(o, 'maxRequestsPerSecond', 1, 'requests per second'),
     compress: booleanOption(o, 'compress'),
     waitUntil: functionOption(o, 'waitUntil') as ((promise: Promise<unknown>) => void) | undefined,
+    plugins: buildPluginChain(o.plugins),
+    pluginTimeoutMs: delayOption(o, 'pluginTimeout', 1),
+    context: checkStaticContext(o.context),
+    ...planOptions(o.plan, o.planMode),
   })
+}
+
+function planOptions(value: unknown, mode: unknown): { plan: ResolvedPlan | undefined; planMode: PlanMode } {
+  if (mode !== undefined && mode !== 'off' && mode !== 'report' && mode !== 'drop' && mode !== 'throw') {
+    throw new ValidationError('planMode', 'must be "off", "report", "drop" or "throw"', 'Analytics')
+  }
+  // The environment is read only for a plan: Deno refuses env access without --allow-env.
+  if (value === undefined) return { plan: undefined, planMode: mode ?? 'off' }
+  const planMode = mode ?? defaultPlanMode()
+  const plan = resolvedPlanOf(value)
+  if (plan === undefined) throw new ValidationError('plan', "must be a plan made with definePlan() from 'eventrail/plan'", 'Analytics')
+  return { plan: planMode === 'off' ? undefined : plan, planMode }
 }
 
 /**
@@ -263,6 +330,11 @@ const OPTION_NAMES: { readonly [Name in keyof Required<AnalyticsOptions>]: true 
   maxRequestsPerSecond: true,
   compress: true,
   waitUntil: true,
+  plugins: true,
+  pluginTimeout: true,
+  context: true,
+  plan: true,
+  planMode: true,
 }
 
 /** Every option's name, in the order of {@link AnalyticsOptions}. */

@@ -6,7 +6,7 @@ export const DEV_DEFAULT_PORT = 4040
 
 /** What the command line asks for. */
 export type CliCommand =
-  | { readonly command: 'dev'; readonly options: CollectorOptions; readonly quiet: boolean }
+  | { readonly command: 'dev'; readonly options: CollectorOptions; readonly quiet: boolean; readonly planFile?: string }
   | { readonly command: 'help' }
   | { readonly command: 'version' }
   | { readonly command: 'error'; readonly message: string }
@@ -34,6 +34,9 @@ Options:
   --historical-after SECONDS     age of a timestamp, at reception, from which a
                                  message is historical (default 300)
   --max-messages N               messages kept in memory (default 10000)
+  --plan FILE                    a tracking plan, the JSON of plan.toJSONSchema()
+                                 (eventrail/plan): violations are shown beside the
+                                 verdicts, on the page and here
   --quiet                        do not print a line per message
   -h, --help                     show this help
   -v, --version                  show the version
@@ -57,6 +60,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         'historical-destinations': { type: 'string' },
         'historical-after': { type: 'string' },
         'max-messages': { type: 'string' },
+        plan: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -93,7 +97,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         : { historicalAfterMs: integer('--historical-after', values['historical-after'], 0) * 1000 }),
       ...(values['max-messages'] === undefined ? {} : { maxMessages: integer('--max-messages', values['max-messages'], 1) }),
     }
-    return { command: 'dev', options, quiet: values.quiet === true }
+    return { command: 'dev', options, quiet: values.quiet === true, ...(values.plan === undefined ? {} : { planFile: values.plan }) }
   } catch (err) {
     return { command: 'error', message: (err as Error).message }
   }

@@ -1,5 +1,6 @@
 import { isLoopback } from './cli-args'
 import { summarizeRecord } from './format'
+import type { PlanViolation } from './plan-schema'
 import { safeText } from './terminal-text'
 import { createCollector } from './server'
 import type { Collector, CollectorOptions, MessageRecord, RequestRecord } from './types'
@@ -32,6 +33,11 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
     `  write keys:    ${keys}`,
     `  destinations:  ${options.destinations?.length ? options.destinations.map(safeText).join(', ') : 'none configured'}`,
     ...(options.out ? [`  writing to:    ${safeText(options.out)}`] : []),
+    ...(options.plan
+      ? [
+          `  plan:          ${Object.keys((options.plan as { definitions?: { events?: object } }).definitions?.events ?? {}).length} events (violations shown beside the verdicts)`,
+        ]
+      : []),
     `  client:        new Analytics('${safeText(options.writeKeys?.[0] ?? 'WRITE_KEY')}', { host: '${collector.url}' })`,
     'Press Ctrl+C to stop.',
     '',
@@ -58,7 +64,15 @@ export function formatLine(record: MessageRecord, color: boolean): string {
   // (a clear screen, a fake line with \r, a window title, OSC 52 to the clipboard) gets through.
   const verdict = record.verdict === 'accepted' ? paint(32, 'accepted') : paint(31, safeText(s.verdict))
   const where = record.verdict === 'accepted' ? `  → ${safeText(s.destinations)}` : ''
-  return `${paint(2, safeText(time))}  ${safeText(s.type).padEnd(8)}  ${safeText(s.identity)}  ${safeText(s.detail)}  ${verdict}${where}`
+  const plan = record.violations?.length ? `  ${paint(33, `plan: ${safeText(violationText(record.violations))}`)}` : ''
+  return `${paint(2, safeText(time))}  ${safeText(s.type).padEnd(8)}  ${safeText(s.identity)}  ${safeText(s.detail)}  ${verdict}${where}${plan}`
+}
+
+/** The violations of a record, in one line: the first ones in full, then how many more. */
+export function violationText(violations: readonly PlanViolation[]): string {
+  const shown = violations.slice(0, 3).map((v) => `"${v.path}" ${v.message}`)
+  const more = violations.length > 3 ? `; and ${violations.length - 3} more` : ''
+  return shown.join('; ') + more
 }
 
 /** One line for a refused request: time, method, path, status and why (`404: no endpoint …`). */

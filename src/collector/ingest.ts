@@ -5,6 +5,7 @@ import { readBody } from './body'
 import { oversizedBatchItem } from './batch-size'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth'
 import { judgeRequest } from './judge-request'
+import { planViolations } from './plan-check'
 import type { ResolvedCollectorOptions } from './options'
 import { checkContentType, checkWriteKey } from './request-rules'
 import type { RecordStore } from './store'
@@ -67,8 +68,21 @@ export async function ingest(
     ip: clientIp(req),
     rules: options,
   })
+  const plan = options.plan
   for (const judgement of judgements) {
-    store.addMessage({ requestId, receivedAt, path, writeKey: credentials.writeKey, ...judgement })
+    // The plan's verdict goes beside the service's: only on what the service would accept.
+    const violations =
+      plan !== undefined && judgement.verdict === 'accepted' && isPlanned(judgement.type)
+        ? planViolations(plan, judgement.type, judgement.message)
+        : undefined
+    store.addMessage({
+      requestId,
+      receivedAt,
+      path,
+      writeKey: credentials.writeKey,
+      ...judgement,
+      ...(violations === undefined ? {} : { violations }),
+    })
   }
   store.addRequest({ ...request, status: 200, messages: judgements.length })
   reply(res, 200, { success: true })
@@ -83,6 +97,10 @@ export function reply(res: ServerResponse, status: number, body: unknown): void 
     'access-control-allow-origin': '*',
   })
   res.end(text)
+}
+
+function isPlanned(type: string | null): boolean {
+  return type === 'track' || type === 'identify' || type === 'group'
 }
 
 function clientIp(req: IncomingMessage): string {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors'
+import { readCollectorPlan, type CollectorPlan } from './plan-check'
 import type { CollectorOptions } from './types'
 
 /** {@link CollectorOptions} checked once, with every default filled in. */
@@ -14,6 +15,8 @@ export interface ResolvedCollectorOptions {
   readonly maxMessages: number
   readonly maxMessageBytes: number
   readonly maxRequests: number
+  /** The tracking plan to check messages against, or undefined. */
+  readonly plan: CollectorPlan | undefined
 }
 
 /** Defaults of every collector option, in one place. */
@@ -66,6 +69,7 @@ export function normalizeCollectorOptions(options: CollectorOptions = {}): Resol
     maxMessages: count(options.maxMessages, 'maxMessages', COLLECTOR_DEFAULTS.maxMessages, 1),
     maxMessageBytes: count(options.maxMessageBytes, 'maxMessageBytes', COLLECTOR_DEFAULTS.maxMessageBytes, 1),
     maxRequests: count(options.maxRequests, 'maxRequests', COLLECTOR_DEFAULTS.maxRequests, 1),
+    plan: options.plan === undefined ? undefined : readCollectorPlan(options.plan, WHERE),
   })
 }
 

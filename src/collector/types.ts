@@ -1,3 +1,4 @@
+import type { PlanViolation } from './plan-schema'
 import type { WaitOptions } from './wait'
 
 /** Options of {@link createCollector}. Every one is optional. */
@@ -57,6 +58,12 @@ export interface CollectorOptions {
    * @defaultValue 10000
    */
   maxRequests?: number
+  /**
+   * A tracking plan: the JSON of `plan.toJSONSchema()` (from `eventrail/plan`). Each track, identify
+   * and group message is checked against it, and its record lists the violations beside the
+   * verdict (the service would still accept the message). `eventrail dev --plan FILE` reads it from a file.
+   */
+  plan?: object
 }
 
 /** The verdict the service's source debugger would show for a message. */
@@ -110,6 +117,8 @@ export interface MessageRecord {
   readonly destinations?: readonly string[]
   /** Accepted messages only: whether the message counts as historical (see `historicalAfterMs`). */
   readonly historical?: boolean
+  /** With a `plan`, accepted track, identify and group messages: how they break it (empty when they match). */
+  readonly violations?: readonly PlanViolation[]
 }
 
 /** One HTTP request the collector answered. */

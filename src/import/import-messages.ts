@@ -1,8 +1,14 @@
 import { ValidationError } from '../errors'
+import { IMPORT_VIEW } from '../internal'
 import { runImport, type ImportClient, type SourceItem } from './engine'
 import type { ImportOptions, ImportSource, ImportSummary } from './types'
 
 export type { ImportClient } from './engine'
+
+// An Analytics client's internal entry: the client to import through (its plugins, or not).
+interface ImportViews {
+  [IMPORT_VIEW](usePlugins: boolean): ImportClient
+}
 
 /**
  * Imports messages (historical data: a database cursor, a stream of JSON lines, an export)
@@ -68,7 +74,8 @@ export async function importMessages(
   if (analytics == null || typeof analytics.track !== 'function' || typeof analytics.flush !== 'function') {
     throw new ValidationError('analytics', 'must be an Analytics client', 'importMessages')
   }
-  return runImport(toItems(source, options.firstPosition ?? 1), analytics, options)
+  const client = (analytics as Partial<ImportViews>)[IMPORT_VIEW]?.call(analytics, options.plugins !== false) ?? analytics
+  return runImport(toItems(source, options.firstPosition ?? 1), client, options)
 }
 
 async function* toItems(source: AsyncIterable<ImportSource> | Iterable<ImportSource>, first: number): AsyncGenerator<SourceItem[]> {

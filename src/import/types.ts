@@ -49,6 +49,13 @@ export interface ImportOptions {
   onIssue?: (issue: ImportIssue) => void
   /** Position of the first item, for a source that does not start at the beginning (a resumed file: the line after the checkpoint). @defaultValue 1 */
   firstPosition?: number
+  /**
+   * `false` skips the client's plugins for this import (its `context` option still applies): lines
+   * are then sent as written again, the fastest way, when the client has no `context` option.
+   * Plugins see imported messages with `info.via === 'import'`.
+   * @defaultValue true
+   */
+  plugins?: boolean
 }
 
 /** An item that was not delivered: its position (line number), what happened and why. */

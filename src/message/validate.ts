@@ -9,10 +9,11 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)
 /**
  * Checks a message, as read once by `snapshotMessage`, against the rules of the spec for its type,
  * before anything is queued. `properties`, `traits`, `context` and `integrations` are already
- * known to be objects (or absent).
+ * known to be objects (or absent). `checksTimestamp: false` skips the timestamp (the plugins' final
+ * check: a timestamp the client set is known to be valid).
  * @throws ValidationError naming the field and the rule.
  */
-export function validateMessage(type: MessageType, message: Snapshot): void {
+export function validateMessage(type: MessageType, message: Snapshot, checksTimestamp = true): void {
   if (type === 'alias') {
     if (!isId(message.userId)) throw idError(type, 'userId')
     if (!isId(message.previousId)) throw idError(type, 'previousId')
@@ -38,7 +39,7 @@ export function validateMessage(type: MessageType, message: Snapshot): void {
   }
   if (message.integrations != null) checkIntegrations(type, message.integrations as Record<string, unknown>)
   const timestamp = message.timestamp
-  if (timestamp != null && !isValidTimestamp(timestamp)) {
+  if (checksTimestamp && timestamp != null && !isValidTimestamp(timestamp)) {
     const rule =
       timestamp instanceof Date && !Number.isNaN(timestamp.getTime())
         ? `must be a Date between the years 0000 and 9999 (got the year ${timestamp.getUTCFullYear()}, which the service drops)`

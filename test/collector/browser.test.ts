@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { Analytics } from 'eventrail'
+import { definePlan } from 'eventrail/plan'
+import { z } from 'zod'
 import { createCollector } from '../../src/collector'
 import type { Collector } from '../../src/collector'
 import { post } from './helpers'
@@ -253,5 +255,41 @@ describeWithBrowser('the debugger page in a browser', () => {
     await waitForRows(0)
     expect(collector.messages).toHaveLength(0)
     expect(await page.textContent('#count-all')).toBe('0')
+  })
+
+  it('shows the violations of a tracking plan (eventrail dev --plan) beside the verdicts', async () => {
+    const plan = definePlan({
+      events: { 'Order Completed': z.object({ orderId: z.string(), total: z.number() }) },
+      traits: z.object({ email: z.string() }),
+    })
+    const planned = await createCollector({ writeKeys: ['browser-key'], plan: plan.toJSONSchema() })
+    const planPage = await context.newPage()
+    try {
+      await planPage.goto(planned.url + '/')
+      await planPage.waitForSelector('#status[data-state="live"]')
+      const analytics = new Analytics('browser-key', { host: planned.url, planMode: 'off' })
+      analytics.track({ userId: 'u1', event: 'Order Completed', properties: { orderId: 'o1', total: 42 } })
+      analytics.track({ userId: 'u1', event: 'Order Completed', properties: { orderId: 'o2', total: '42' } })
+      analytics.identify({ userId: 'u1', traits: {} })
+      await analytics.flush()
+      await planPage.waitForFunction(() => (globalThis as any).document.querySelectorAll('#rows tr').length === 3)
+      const shown = await planPage.$$eval('#rows tr', (trs: any[]) =>
+        trs.map((tr) => ({
+          verdict: tr.dataset.verdict,
+          violations: Number(tr.dataset.violations),
+          notes: [...tr.querySelectorAll('.violation')].map((span: any) => span.textContent),
+          flagged: tr.querySelector('.verdict.plan') !== null,
+        })),
+      )
+      // Newest first: the identify, then the two tracks.
+      expect(shown).toEqual([
+        { verdict: 'accepted', violations: 1, notes: ['"traits.email" is required'], flagged: true },
+        { verdict: 'accepted', violations: 1, notes: ['"properties.total" must be a number (got a string)'], flagged: true },
+        { verdict: 'accepted', violations: 0, notes: [], flagged: false },
+      ])
+    } finally {
+      await planPage.close()
+      await planned.close()
+    }
   })
 })

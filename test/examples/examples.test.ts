@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createCollector, type Collector } from '../../src/collector'
 
@@ -119,5 +119,61 @@ describe('examples', () => {
       { orderId: orderIds[0], total: 42 },
       { orderId: orderIds[1], total: 7 },
     ])
+  })
+
+  it('plugins.ts scrubs PII, adds the region and the app, and filters the bot page', async () => {
+    const run = start('plugins')
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain('bot page: page: filtered by plugin "drop-bots" (it returned null); the message was not sent')
+    expect(run.output()).toContain('filtered 1, sent 2')
+    const [identify, ticket] = accepted().map((r) => r.message as any)
+    expect(identify.traits).toEqual({ name: 'Ada', plan: 'pro' })
+    expect(ticket.properties.text).toBe('Call me at [phone] or [email]')
+    expect(ticket.context).toMatchObject({ app: { name: 'shop-api', version: '1.4.0' }, region: 'eu-west-1' })
+    expect(collector.messages).toHaveLength(2)
+  })
+
+  it('plan-zod.ts reports the violation and sends it anyway; its JSON Schema feeds eventrail dev --plan', async () => {
+    const run = start('plan-zod')
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain(
+      'violation: track "Order Completed": "properties.total" breaks the tracking plan: Invalid input: expected number, received string',
+    )
+    expect(run.output()).toContain('sent 3, violations 1')
+    const file = join(OUT, 'plan.json')
+    const written = spawnSync(process.execPath, [join(OUT, 'plan-zod.js'), file], { cwd: ROOT, encoding: 'utf8' })
+    expect(written.stdout).toContain(`wrote the plan's JSON Schema to ${file}`)
+    const planned = await createCollector({ plan: JSON.parse(readFileSync(file, 'utf8')) })
+    try {
+      const replay = spawn(process.execPath, [join(OUT, 'plan-zod.js')], {
+        cwd: ROOT,
+        env: { ...process.env, EVENTRAIL_HOST: planned.url, EVENTRAIL_WRITE_KEY: WRITE_KEY },
+        stdio: 'ignore',
+      })
+      await new Promise((resolve) => replay.once('exit', resolve))
+      expect(planned.messages.map((r) => r.violations?.length)).toEqual([0, 0, 1])
+    } finally {
+      await planned.close()
+    }
+  })
+
+  it('plan-valibot.ts drops the call that breaks the plan and says why', async () => {
+    const run = start('plan-valibot')
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain('sent: 184 s')
+    expect(run.output()).toContain(
+      'not sent: track "Song Played": "properties.seconds" breaks the tracking plan: Invalid value: Expected >=0 but received -3',
+    )
+    expect(accepted('Song Played')).toHaveLength(1)
+  })
+
+  it("otel-prometheus.ts exposes the client's health on a Prometheus endpoint", async () => {
+    const run = start('otel-prometheus')
+    expect(await run.exited).toBe(0)
+    const out = run.output()
+    expect(out).toMatch(/^eventrail_message_processed(_total)?\{[^}]*otel_component_name="shop-api"[^}]*\} 1/m)
+    expect(out).toMatch(/^eventrail_message_processed(_total)?\{[^}]*error_type="invalid"[^}]*\} 1/m)
+    expect(out).toMatch(/^eventrail_exporter_message_exported(_total)?\{[^}]*\} 1/m)
+    expect(out).not.toContain(WRITE_KEY)
   })
 })

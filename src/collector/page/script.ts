@@ -66,10 +66,14 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     return ''
   }
 
-  function verdictCell(verdict, reason) {
+  function verdictCell(verdict, reason, violations) {
     var box = document.createDocumentFragment()
     box.appendChild(el('span', 'verdict ' + verdict, verdict))
     if (reason) box.appendChild(el('span', 'reason', reason))
+    if (violations && violations.length > 0) {
+      box.appendChild(el('span', 'verdict plan', 'breaks the plan'))
+      violations.forEach(function (v) { box.appendChild(el('span', 'violation', '"' + text(v.path) + '" ' + text(v.message))) })
+    }
     return box
   }
 
@@ -96,7 +100,8 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     tr.appendChild(cell('', el('span', 'type', type || '(none)')))
     tr.appendChild(cell('mono', identity(m)))
     tr.appendChild(cell('', summary(type, m)))
-    tr.appendChild(cell('', verdictCell(r.verdict, r.reason)))
+    tr.dataset.violations = String((r.violations || []).length)
+    tr.appendChild(cell('', verdictCell(r.verdict, r.reason, r.violations)))
     tr.appendChild(cell('', destinationsCell(r)))
     tr.appendChild(cell('mono nowrap', r.writeKey || ''))
     return tr

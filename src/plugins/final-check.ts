@@ -1,0 +1,64 @@
+import { EventrailError, MessageTooLargeError, ValidationError } from '../errors'
+import { MAX_MESSAGE_BYTES } from '../limits'
+import { describeThrown, describeValue } from '../message/describe'
+import { serializeMessage, type Serialized } from '../message/serialize'
+import type { Snapshot } from '../message/snapshot'
+import { isBlankString, validateMessage } from '../message/validate'
+import type { Message, MessageType } from '../types'
+
+/**
+ * Checks the message the plugins left, as any call's message is checked, and serializes it: the
+ * type is the method's, an identity is present (`event` for a track), `messageId` and `timestamp`
+ * are non-empty strings, `context` is an object, ids go out as strings, and the serialized message
+ * is within 32 KB. The error names the plugins (`track after plugins ("a", "b"): …`), so that it
+ * points at them; its text is made only when there is one.
+ * @param clientTimestamp - the timestamp normalization set: unchanged, it is not parsed again.
+ * @throws ValidationError (or MessageTooLargeError) naming the field and the rule.
+ */
+export function checkAndSerialize(
+  type: MessageType,
+  message: Message,
+  plugins: readonly { readonly name: string }[],
+  clientTimestamp: string,
+): Serialized {
+  try {
+    check(type, message, clientTimestamp)
+    return serializeMessage(message, type === 'alias')
+  } catch (err) {
+    throw blamePlugins(err, `${type} after plugins (${plugins.map((p) => `"${p.name}"`).join(', ')})`)
+  }
+}
+
+function check(type: MessageType, message: Message, clientTimestamp: string): void {
+  if (message.type !== type) throw new ValidationError('type', `must stay "${type}" (got ${describeValue(message.type)})`)
+  validateMessage(type, message as unknown as Snapshot, message.timestamp !== clientTimestamp)
+  if (typeof message.messageId !== 'string' || message.messageId === '')
+    throw new ValidationError('messageId', 'must be a non-empty string')
+  if (typeof message.timestamp !== 'string' || message.timestamp === '') {
+    throw new ValidationError('timestamp', 'must be an ISO-8601 date-time string')
+  }
+  const context = message.context as unknown
+  if (typeof context !== 'object' || context === null || Array.isArray(context)) {
+    throw new ValidationError('context', `must be an object (got ${describeValue(context)})`)
+  }
+  // Each id by name, not in a loop over their names (a keyed read by a varying name is slow).
+  if (message.userId !== undefined) message.userId = idValue(message.userId) as string | undefined
+  if (message.anonymousId !== undefined) message.anonymousId = idValue(message.anonymousId) as string | undefined
+  if (message.previousId !== undefined) message.previousId = idValue(message.previousId)
+  if (message.groupId !== undefined) message.groupId = idValue(message.groupId)
+}
+
+// The same rule broken, said of the plugins' result. A serialization failure (a cycle, a BigInt a
+// plugin put in) is the message's fault here, not the runtime's.
+function blamePlugins(err: unknown, where: string): unknown {
+  if (err instanceof MessageTooLargeError) return new MessageTooLargeError(where, err.bytes, MAX_MESSAGE_BYTES, err.isLowerBound)
+  if (err instanceof ValidationError) return new ValidationError(err.field, err.rule, where)
+  const cause = err instanceof EventrailError && err.cause !== undefined ? err.cause : err
+  return new ValidationError('message', `must be serializable as JSON (${describeThrown(cause)})`, where, { cause })
+}
+
+// As normalization sends ids: null or blank left out, a number as its string.
+function idValue(value: unknown): unknown {
+  if (value === null || isBlankString(value)) return undefined
+  return typeof value === 'number' ? String(value) : value
+}
