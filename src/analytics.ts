@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
 import { describeThrown, describeValue } from './message/describe'
 import { createIsoClock } from './message/normalize'
-import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
+import { prepareCall, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
@@ -256,11 +256,12 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
 
   /**
    * Internal, for `importMessages`: queues a line of JSON text already parsed, validated exactly as
-   * a call's message and, when its text is already what would be sent, sent as written.
+   * a call's message and, when its text is already what would be sent, sent as written. The import
+   * gives `prepare` (`prepareParsedLine`), so that a client that never imports does not load it.
    * @internal
    */
-  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void {
-    this.#enqueue(type, line, callback, prepareParsedLine)
+  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback, prepare: PrepareMessage<ParsedLine>): void {
+    this.#enqueue(type, line, callback, prepare)
   }
 
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {

@@ -1,4 +1,3 @@
-import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
@@ -232,6 +231,9 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
 
 type Defaulted = keyof typeof DEFAULTS
 
+// The host's trailing slashes go: paths (`/v1/batch`) are appended to it.
+const TRAILING_SLASHES = /\/+$/
+
 function hostOption(value: unknown): string {
   if (value === undefined) return DEFAULTS.host
   const rule = 'must be an http(s) URL such as "https://api.segment.io"'
@@ -252,7 +254,7 @@ function hostOption(value: unknown): string {
   if (value.includes('?') || value.includes('#')) {
     throw new ValidationError('host', 'must not contain a query string or a fragment ("?" or "#")', 'Analytics')
   }
-  return removeTrailingSlash(value.trim())
+  return value.trim().replace(TRAILING_SLASHES, '')
 }
 
 // A delay in milliseconds that a timer can wait: setTimeout fires at once past 2^31-1 ms (with a
