@@ -40,8 +40,9 @@ export interface AnalyticsOptions {
    */
   errorHandler?: ErrorHandler
   /**
-   * The fetch to send with. Default: node-fetch v2 with a keep-alive agent, loaded on the first send.
-   * Pass the global `fetch`, undici's, or a proxying fetch to use that instead (node-fetch is then never loaded).
+   * The fetch to send with. Default: in Node, `node:http`/`node:https` with a keep-alive agent,
+   * loaded on the first send; in Bun, Deno and edge runtimes, the global `fetch`. Pass the global
+   * `fetch`, undici's, node-fetch's or a proxying fetch to use that instead.
    */
   fetch?: FetchLike
   /**
