@@ -55,7 +55,15 @@ beforeAll(() => {
   app = join(work, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  const args = ['install', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline', '--loglevel=error', join(work, info.filename)]
+  const args = [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--no-package-lock',
+    '--prefer-offline',
+    '--loglevel=error',
+    join(work, info.filename),
+  ]
   const install = spawnSync('npm', args, { cwd: app, encoding: 'utf8', timeout: 180_000, env })
   if (install.status !== 0) throw new Error(`npm install of the tarball failed:\n${install.stdout}${install.stderr}`)
 }, 240_000)
