@@ -45,11 +45,11 @@ const DEFAULT_BODY_TIMEOUT_MS = 10_000
 
 let defaultFetch: Promise<FetchLike> | undefined
 
-// In Node, node:http and node:https (createNodeHttpFetch); elsewhere (Bun, Deno, Workers, the Edge
-// Runtime) the runtime's own fetch. node:http and node:https are loaded on the first send, not at
-// import, and never when a `fetch` option is given; and after an `await`, so never inside the
-// caller's call. Neither is named where a bundler can see it. The keep-alive agents, one per
-// protocol, are shared by every instance in the process.
+// In Node, node:http or node:https (createNodeHttpFetch); elsewhere (Bun, Deno, Workers, the Edge
+// Runtime) the runtime's own fetch. node:http or node:https is loaded on the first send to such a
+// host, not at import, and never when a `fetch` option is given; and after an `await`, so never
+// inside the caller's call. Neither is named where a bundler can see it. The keep-alive agents,
+// one per protocol, are shared by every instance in the process.
 function loadDefaultFetch(): Promise<FetchLike> {
   defaultFetch ??= loadNodeFetch().then((nodeFetch) => nodeFetch ?? globalFetch)
   return defaultFetch
@@ -67,11 +67,10 @@ export function preloadDefaultFetch(): Promise<void> {
   )
 }
 
-async function loadNodeFetch(): Promise<FetchLike | undefined> {
-  if (!runtimeDescription().startsWith('node ')) return undefined
-  const [http, https] = await Promise.all([loadNodeBuiltin<typeof Http>('node:http'), loadNodeBuiltin<typeof Https>('node:https')])
-  if (!http || !https) return undefined
-  return createNodeHttpFetch({ http, https }, { maxSockets: MAX_SOCKETS_PER_HOST, freeSocketTimeoutMs: FREE_SOCKET_TIMEOUT_MS })
+function loadNodeFetch(): Promise<FetchLike | undefined> {
+  if (!runtimeDescription().startsWith('node ')) return Promise.resolve(undefined)
+  const pool = { maxSockets: MAX_SOCKETS_PER_HOST, freeSocketTimeoutMs: FREE_SOCKET_TIMEOUT_MS }
+  return Promise.resolve(createNodeHttpFetch((id) => loadNodeBuiltin<typeof Http | typeof Https>(id), pool))
 }
 
 // The host's fetch, called as a plain function: workerd refuses a `this` other than the global.

@@ -43,6 +43,11 @@ function startServer(handle: (req: http.IncomingMessage, res: http.ServerRespons
 }
 
 const POOL = { maxSockets: 4, freeSocketTimeoutMs: 4_000 }
+const loaded: string[] = []
+const load = (id: 'node:http' | 'node:https') => {
+  loaded.push(id)
+  return Promise.resolve(id === 'node:http' ? http : https)
+}
 let server: Server | undefined
 afterEach(async () => {
   await server?.close()
@@ -56,7 +61,7 @@ function post(fetch: FetchLike, url: string, body: string | Uint8Array, signal =
 describe('createNodeHttpFetch', () => {
   it('POSTs the body with its length and headers, answers the status and a header, and reuses the socket', async () => {
     server = await startServer((_req, res) => res.writeHead(429, { 'Retry-After': '7' }).end('{"success":false}'))
-    const fetch = createNodeHttpFetch({ http, https }, POOL)
+    const fetch = createNodeHttpFetch(load, POOL)
     const text = '{"é":1}'
     for (const body of [text, new TextEncoder().encode(text)]) {
       const response = await post(fetch, `${server.url}/v1/batch`, body)
@@ -72,9 +77,24 @@ describe('createNodeHttpFetch', () => {
     expect(server.sockets.size).toBe(1)
   })
 
+  it('loads node:http alone for an http: host, on the first request, once', async () => {
+    server = await startServer((_req, res) => res.end())
+    loaded.length = 0
+    const fetch = createNodeHttpFetch(load, POOL)
+    expect(loaded).toEqual([])
+    await post(fetch, server.url, '{}')
+    await post(fetch, server.url, '{}')
+    expect(loaded).toEqual(['node:http'])
+  })
+
+  it('rejects, naming the module, where the runtime has no node:https', async () => {
+    const fetch = createNodeHttpFetch(() => Promise.resolve(undefined), POOL)
+    await expect(post(fetch, 'https://127.0.0.1:1/v1/batch', '{}')).rejects.toThrow('this runtime has no node:https')
+  })
+
   it('gives the body as a stream that the client drains, after which the socket is reused', async () => {
     server = await startServer((_req, res) => res.end('x'.repeat(10_000)))
-    const fetch = createNodeHttpFetch({ http, https }, POOL)
+    const fetch = createNodeHttpFetch(load, POOL)
     for (let i = 0; i < 3; i++) {
       const response = await post(fetch, server.url, '{}')
       await drainResponseBody(response, 1_000, () => undefined)
@@ -86,12 +106,12 @@ describe('createNodeHttpFetch', () => {
     const closed = await startServer(() => undefined)
     const url = closed.url
     await closed.close()
-    await expect(post(createNodeHttpFetch({ http, https }, POOL), url, '{}')).rejects.toThrow(/ECONNREFUSED/)
+    await expect(post(createNodeHttpFetch(load, POOL), url, '{}')).rejects.toThrow(/ECONNREFUSED/)
   })
 
   it('rejects with the reason when aborted before or while waiting for the answer, and closes the request', async () => {
     server = await startServer(() => undefined) // never answers
-    const fetch = createNodeHttpFetch({ http, https }, POOL)
+    const fetch = createNodeHttpFetch(load, POOL)
     const early = new AbortController()
     early.abort(new Error('stopped before'))
     await expect(post(fetch, server.url, '{}', early.signal)).rejects.toThrow('stopped before')
@@ -105,7 +125,7 @@ describe('createNodeHttpFetch', () => {
   it('an abort while the body is read ends the response without an unhandled error', async () => {
     server = await startServer((_req, res) => res.writeHead(200).write('partial')) // the body never ends
     const controller = new AbortController()
-    const response = (await post(createNodeHttpFetch({ http, https }, POOL), server.url, '{}', controller.signal)) as unknown as {
+    const response = (await post(createNodeHttpFetch(load, POOL), server.url, '{}', controller.signal)) as unknown as {
       body: http.IncomingMessage
     }
     const closed = new Promise((resolve) => response.body.on('close', resolve))
@@ -115,7 +135,7 @@ describe('createNodeHttpFetch', () => {
   })
 
   it('refuses a URL that is not http: or https:', async () => {
-    await expect(post(createNodeHttpFetch({ http, https }, POOL), 'ftp://127.0.0.1/v1/batch', '{}')).rejects.toThrow(
+    await expect(post(createNodeHttpFetch(load, POOL), 'ftp://127.0.0.1/v1/batch', '{}')).rejects.toThrow(
       'cannot send to ftp: URLs, only http: and https:',
     )
   })
