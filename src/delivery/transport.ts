@@ -1,8 +1,7 @@
 import type * as Http from 'node:http'
 import type * as Https from 'node:https'
-import { canGzip, gzipText } from '../gzip'
 import { createNodeHttpFetch } from '../node-http-fetch'
-import { base64Utf8, loadNodeBuiltin, runtimeDescription } from '../runtime'
+import { base64Utf8, canGzip, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
 import { drainResponseBody, type DrainableResponse } from './response-body'
 import type { FetchLike } from '../types'
@@ -103,7 +102,8 @@ export function createHttpTransport(options: TransportOptions): Transport {
   return {
     acceptsBytes: userFetch === undefined,
     async send(path, body, signal) {
-      const payload = gzip ? await gzipText(body) : body
+      // gzip.ts is loaded on the first compressed send: `compress` is off by default.
+      const payload = gzip ? await import('../gzip').then((module) => module.gzipText(body)) : body
       const send = userFetch ?? (await loadDefaultFetch())
       // The transport's own signal, which follows the caller's: it can also end the connection
       // after the answer has arrived, when its body is too long or too slow.
