@@ -11,4 +11,7 @@ module.exports = {
     '^eventrail/testing$': '<rootDir>/src/testing/index.ts',
   },
   testTimeout: 20000,
+  // Beside the Bun and Deno of test/package/runtimes.test.ts: a second run and CI find it, and
+  // nothing is left in the OS temp directory.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 }

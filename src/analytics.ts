@@ -2,7 +2,8 @@ import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { EventrailError, ValidationError } from './errors'
 import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
-import { describeThrown, describeValue } from './message/describe'
+import { describeThrown } from './message/describe'
+import { callbackError } from './message/positional'
 import { createIsoClock } from './message/normalize'
 import { prepareCall, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
@@ -68,6 +69,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requestDone: (path, entries, bytes, error) => ledger.requestDone(path, entries.length, bytes, error),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
+      breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
     })
   }
 
@@ -251,6 +253,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requests,
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
+      breaker: this.#scheduler.breaker,
     }
   }
 
@@ -267,7 +270,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
     if (callback !== undefined && typeof callback !== 'function') {
       // There is no callback to give the error to: errorHandler, else a throw.
-      this.#ledger.refuse(new ValidationError('callback', `must be a function, got ${describeValue(callback)}`, type), undefined, true)
+      this.#ledger.refuse(callbackError(type, message, callback), undefined, true)
       return this
     }
     let serialized: Serialized

@@ -1,4 +1,5 @@
 import type { RetryInfo } from './delivery/deliver'
+import { ServiceUnavailableError } from './errors'
 import { describeThrown } from './message/describe'
 import type { AnalyticsStats, Observers } from './observe'
 import { settleLater } from './outcome'
@@ -57,7 +58,19 @@ export class ClientLedger {
     }
     this.#failed += count
     this.#observers.emit('drop', { error, count })
+    // An outage is reported once, when the breaker opens (see `breakerOpened`), not per request.
+    if (!(error instanceof ServiceUnavailableError)) this.report(error)
+  }
+
+  /** The outage breaker opened: `breaker` listeners, then the error, once per outage. */
+  breakerOpened(error: ServiceUnavailableError): void {
+    this.#observers.emit('breaker', { state: 'open', error })
     this.report(error)
+  }
+
+  /** The outage breaker closed after `downMs`: the service answers again. */
+  breakerClosed(downMs: number): void {
+    this.#observers.emit('breaker', { state: 'closed', downMs })
   }
 
   /** An attempt that will be made again. */

@@ -1,3 +1,4 @@
+import { toError } from './client-ledger'
 import { outcomeOnly } from './outcome'
 import { newMessageId } from './message/message-id'
 import type {
@@ -71,8 +72,8 @@ export function createDeliverMethods<Events extends EventCatalog, UserTraits ext
 function deliverOne(send: Send, type: MessageType, message: unknown): Promise<Delivery> {
   return new Promise((resolve) => {
     let messageId: string | undefined
+    let sent = message
     try {
-      let sent = message
       // The id is given here, so that the outcome can name it; anything but a plain object is
       // passed on as it is, for the client to refuse with the reason.
       if (isPlainObject(message)) {
@@ -80,6 +81,13 @@ function deliverOne(send: Send, type: MessageType, message: unknown): Promise<De
         messageId = typeof given === 'string' && given.trim() !== '' ? given : given == null || given === '' ? newMessageId() : undefined
         if (messageId !== undefined && messageId !== given) sent = { ...message, messageId }
       }
+    } catch {
+      // A hostile object (a Proxy whose traps throw, a getter that throws): the client reads it
+      // again and refuses it with the same ValidationError that `track(message, callback)` gives.
+      messageId = undefined
+      sent = message
+    }
+    try {
       send(
         type,
         sent,
@@ -88,7 +96,7 @@ function deliverOne(send: Send, type: MessageType, message: unknown): Promise<De
         ),
       )
     } catch (err) {
-      resolve({ delivered: false, messageId, error: err instanceof Error ? err : new Error(String(err)) })
+      resolve({ delivered: false, messageId, error: toError(err) })
     }
   })
 }

@@ -59,6 +59,18 @@ export class DeliveryError extends EventrailError {
   }
 }
 
+/**
+ * The service is down: the outage breaker opened (several attempts in a row failed over a second
+ * or more with nothing getting through, or two timed out), and the message failed at once instead
+ * of being retried for a minute. `status` is the last HTTP status when there was one; the last
+ * network error, when there was one, is in `cause`. While the breaker is open, one request at a
+ * time probes the service (every 1 s, growing to 30 s; about every second while a `flush()` is
+ * awaited); messages queued meanwhile ride the next probe, and are delivered once it gets through.
+ */
+export class ServiceUnavailableError extends DeliveryError {
+  override name = 'ServiceUnavailableError'
+}
+
 /** A message was refused because the queue already held `maxQueueSize` messages or `maxQueueBytes` bytes. */
 export class QueueFullError extends EventrailError {
   override name = 'QueueFullError'

@@ -6,10 +6,19 @@ export { Analytics } from './analytics'
 export type { CloseOptions } from './analytics'
 export { DEFAULT_HOST, EU_HOST, DEFAULTS } from './options'
 export type { AnalyticsOptions } from './options'
-export { EventrailError, ValidationError, MessageTooLargeError, DeliveryError, QueueFullError, ClosedError, TimeoutError } from './errors'
+export {
+  EventrailError,
+  ValidationError,
+  MessageTooLargeError,
+  DeliveryError,
+  ServiceUnavailableError,
+  QueueFullError,
+  ClosedError,
+  TimeoutError,
+} from './errors'
 export { MAX_MESSAGE_BYTES, MAX_BATCH_BYTES } from './limits'
 export { LIBRARY_NAME, VERSION } from './version'
-export type { AnalyticsEvents, AnalyticsStats, FlushInfo, DropInfo } from './observe'
+export type { AnalyticsEvents, AnalyticsStats, BreakerChange, FlushInfo, DropInfo } from './observe'
 export type { RetryInfo } from './delivery/deliver'
 export type { Delivery, DeliverMethods } from './deliver-methods'
 export type {

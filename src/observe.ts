@@ -1,4 +1,5 @@
 import type { RetryInfo } from './delivery/deliver'
+import type { ServiceUnavailableError } from './errors'
 
 /** A request that was delivered: reported to `on('flush')` listeners. */
 export interface FlushInfo {
@@ -18,6 +19,14 @@ export interface DropInfo {
   readonly count: number
 }
 
+/**
+ * The outage breaker opened (the service is down: messages fail at once with `error` until a probe
+ * gets an answer) or closed again (after `downMs`): reported to `on('breaker')` listeners.
+ */
+export type BreakerChange =
+  | { readonly state: 'open'; readonly error: ServiceUnavailableError }
+  | { readonly state: 'closed'; readonly downMs: number }
+
 /** The events of `analytics.on(event, listener)` and what each listener receives. */
 export interface AnalyticsEvents {
   /** A request failed for good, a message was refused, or a callback threw. */
@@ -28,6 +37,8 @@ export interface AnalyticsEvents {
   drop: DropInfo
   /** A request was delivered. */
   flush: FlushInfo
+  /** The outage breaker opened or closed. */
+  breaker: BreakerChange
 }
 
 /** A snapshot of what an instance has done, from `analytics.stats()`. */
@@ -50,6 +61,11 @@ export interface AnalyticsStats {
   readonly requestsInFlight: number
   /** How many requests may be in flight now: the adaptive limit, or `maxInFlight` when set. */
   readonly inFlightLimit: number
+  /**
+   * The outage breaker: `'closed'` while the service answers; `'open'` while it is down (messages
+   * fail at once, or wait for the next probe); `'probing'` while a probe request is in flight.
+   */
+  readonly breaker: 'closed' | 'open' | 'probing'
 }
 
 type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) => void

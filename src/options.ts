@@ -1,4 +1,5 @@
 import { ValidationError } from './errors'
+import { unknownOptionError, writeKeyObjectError } from './option-mistakes'
 import { MAX_TIMER_MS } from './limits'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
 import type { ErrorHandler, FetchLike } from './types'
@@ -158,13 +159,19 @@ export interface ResolvedOptions {
  * is already busy (the bench's sink on the same 2 cores), more batches would only queue there. The
  * limit over every request has no such guard: its requests are mostly aliases, small, and under a
  * quarter of requests failing the guard kept it at 1, where hung requests stalled everything.
+ * Decreases: once per episode (a signal from an attempt started before the last decrease is not
+ * counted), with no minimum interval: against a service that serves 2 requests at a time and
+ * answers 503 beyond, a 1 s interval let +1 per success outgrow the halving (the limit stayed at
+ * 32 or more for 11 s); with decreases as fast as the episodes, it converges to a few. Under a
+ * quarter of requests failing at random, each episode halves once while the successes of the same
+ * round trip add three quarters of the limit: the limit still grows while work waits.
  */
 export const ADAPTIVE_IN_FLIGHT: InFlightPolicy = Object.freeze({
   requests: Object.freeze({
     floor: 1,
     ceiling: 64,
     initial: 32,
-    decreaseIntervalMs: 1000,
+    decreaseIntervalMs: 0,
     holdsSlotWhileWaiting: false,
     latencyTolerance: Infinity,
   }),
@@ -172,7 +179,7 @@ export const ADAPTIVE_IN_FLIGHT: InFlightPolicy = Object.freeze({
     floor: 1,
     ceiling: 16,
     initial: 4,
-    decreaseIntervalMs: 1000,
+    decreaseIntervalMs: 0,
     holdsSlotWhileWaiting: false,
     latencyTolerance: 2,
   }),
@@ -187,7 +194,7 @@ export const DEFAULTS = Object.freeze({
   enable: true,
   timeout: 10_000,
   maxRetries: 10,
-  retryDelay: 100,
+  retryDelay: 50,
   maxRetryDelay: 10_000,
   maxRetryTime: 60_000,
   maxQueueSize: 500_000,
@@ -201,12 +208,15 @@ export const DEFAULTS = Object.freeze({
  * @throws ValidationError naming the option and the rule it breaks.
  */
 export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = {}): ResolvedOptions {
+  if (typeof writeKey === 'object' && writeKey !== null && 'writeKey' in writeKey) throw writeKeyObjectError(writeKey)
   if (typeof writeKey !== 'string' || writeKey.trim() === '') {
     throw new ValidationError('writeKey', 'is required and must be a non-empty string', 'Analytics')
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ValidationError('options', 'must be an object', 'Analytics')
   }
+  const unknown = unknownOptionError(options, KNOWN_OPTIONS)
+  if (unknown !== undefined) throw unknown
   const o = options as Record<string, unknown>
   return Object.freeze({
     writeKey,
@@ -229,6 +239,34 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     waitUntil: functionOption(o, 'waitUntil') as ((promise: Promise<unknown>) => void) | undefined,
   })
 }
+
+/**
+ * The name of every option, one a line; `normalizeOptions` refuses any other name, naming the
+ * closest. The type makes the compiler refuse this list when an option of {@link AnalyticsOptions}
+ * is missing from it: adding an option is adding its line here.
+ */
+const OPTION_NAMES: { readonly [Name in keyof Required<AnalyticsOptions>]: true } = {
+  host: true,
+  flushAt: true,
+  flushInterval: true,
+  enable: true,
+  errorHandler: true,
+  fetch: true,
+  timeout: true,
+  maxRetries: true,
+  retryDelay: true,
+  maxRetryDelay: true,
+  maxRetryTime: true,
+  maxQueueSize: true,
+  maxQueueBytes: true,
+  maxInFlight: true,
+  maxRequestsPerSecond: true,
+  compress: true,
+  waitUntil: true,
+}
+
+/** Every option's name, in the order of {@link AnalyticsOptions}. */
+export const KNOWN_OPTIONS: readonly string[] = Object.freeze(Object.keys(OPTION_NAMES))
 
 type Defaulted = keyof typeof DEFAULTS
 
@@ -255,7 +293,18 @@ function hostOption(value: unknown): string {
   if (value.includes('?') || value.includes('#')) {
     throw new ValidationError('host', 'must not contain a query string or a fragment ("?" or "#")', 'Analytics')
   }
-  return value.trim().replace(TRAILING_SLASHES, '')
+  const host = value.trim().replace(TRAILING_SLASHES, '')
+  // Copied from the service's docs, "https://api.segment.io/v1" would request /v1/v1/batch (404).
+  const endpoint = /\/v1(?:\/(?:batch|import|identify|track|page|screen|group|alias))?$/i.exec(host)
+  if (endpoint !== null) {
+    const bare = host.slice(0, endpoint.index)
+    throw new ValidationError(
+      'host',
+      `must not end in "${endpoint[0]}": the client adds /v1/batch and /v1/alias itself; write "${bare}"`,
+      'Analytics',
+    )
+  }
+  return host
 }
 
 // A delay in milliseconds that a timer can wait: setTimeout fires at once past 2^31-1 ms (with a

@@ -128,13 +128,15 @@ export type FetchLike = (
     headers: Record<string, string>
     body: string | Uint8Array
     signal: AbortSignal
+    /** Always `'manual'`: the client never follows a redirect, and a 3xx fails (see `DeliveryError`). */
+    redirect?: 'manual'
     agent?: unknown
   },
 ) => Promise<{
   /** The HTTP status. */
   status: number
   headers: {
-    /** A response header (the client reads `Retry-After`), or `null`. */
+    /** A response header (the client reads `Retry-After`, and `Location` of a 3xx), or `null`. */
     get(name: string): string | null
   }
   /** Reads the body to its end (the client discards it, so that the connection can be reused). */

@@ -2,7 +2,7 @@ import { isLoopback } from './cli-args'
 import { summarizeRecord } from './format'
 import { safeText } from './terminal-text'
 import { createCollector } from './server'
-import type { Collector, CollectorOptions, MessageRecord } from './types'
+import type { Collector, CollectorOptions, MessageRecord, RequestRecord } from './types'
 
 /** Where `eventrail dev` writes, and whether it may use ANSI colours. */
 export interface DevOutput {
@@ -37,7 +37,13 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
     '',
   ]
   output.write(lines.join('\n'))
-  if (!quiet) collector.on('message', (record) => output.write(formatLine(record, output.color) + '\n'))
+  if (!quiet) {
+    collector.on('message', (record) => output.write(formatLine(record, output.color) + '\n'))
+    // A refused request has no message line: a client pointed at a wrong path would see nothing.
+    collector.on('request', (record) => {
+      if (record.status >= 400) output.write(formatRequestLine(record, output.color) + '\n')
+    })
+  }
   // Reported at once, even with --quiet: a full disk must not pass for "accepted" lines.
   collector.on('error', (err) => (output.error ?? output.write).call(output, `eventrail: ${safeText(err.message)}\n`))
   return collector
@@ -53,4 +59,11 @@ export function formatLine(record: MessageRecord, color: boolean): string {
   const verdict = record.verdict === 'accepted' ? paint(32, 'accepted') : paint(31, safeText(s.verdict))
   const where = record.verdict === 'accepted' ? `  → ${safeText(s.destinations)}` : ''
   return `${paint(2, safeText(time))}  ${safeText(s.type).padEnd(8)}  ${safeText(s.identity)}  ${safeText(s.detail)}  ${verdict}${where}`
+}
+
+/** One line for a refused request: time, method, path, status and why (`404: no endpoint …`). */
+export function formatRequestLine(record: RequestRecord, color: boolean): string {
+  const paint = (code: number, text: string): string => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
+  const refused = `${record.status}: ${record.error ?? 'refused'}`
+  return `${paint(2, safeText(record.receivedAt.slice(11, 23)))}  ${safeText(`${record.method} ${record.path}`)}  ${paint(31, safeText(refused))}`
 }

@@ -21,7 +21,7 @@ const MAX_STREAMS = 4
 /**
  * The live feed of the debugger page, as server-sent events: `reset` when a page connects (or the
  * records are cleared), then `message` for every message record and `rejected` for every request
- * refused with 400. Every connection starts from the backlog, so a reconnecting page loses nothing
+ * refused (400, or 404 and 405 for a path or method that is not an endpoint). Every connection starts from the backlog, so a reconnecting page loses nothing
  * still in memory and never shows a record twice.
  */
 export class EventStreams {
@@ -33,7 +33,7 @@ export class EventStreams {
     this.#store = store
     store.on('message', (record) => this.#broadcast('message', publicRecord(record)))
     store.on('request', (record) => {
-      if (record.status === 400) this.#broadcast('rejected', record)
+      if (record.status >= 400) this.#broadcast('rejected', record)
     })
     store.onClear(() => this.#broadcast('reset', {}))
     store.on('error', (err) => {
@@ -102,7 +102,7 @@ function frame(event: string, data: unknown): string {
 function backlog(store: RecordStore): Array<['message', MessageRecord] | ['rejected', RequestRecord]> {
   const messages = store.messages.slice(-BACKLOG_MESSAGES).map((r): ['message', MessageRecord] => ['message', publicRecord(r)])
   const rejected = store.requests
-    .filter((r) => r.status === 400)
+    .filter((r) => r.status >= 400)
     .slice(-BACKLOG_REJECTED)
     .map((r): ['rejected', RequestRecord] => ['rejected', r])
   return [...messages, ...rejected].sort((a, b) => (a[1].receivedAt < b[1].receivedAt ? -1 : a[1].receivedAt > b[1].receivedAt ? 1 : 0))

@@ -8,6 +8,7 @@ import { normalizeCollectorOptions, type ResolvedCollectorOptions } from './opti
 import { createPageGuard, recordHeaders, type PageGuard } from './page/guard'
 import { servePage } from './page/serve'
 import { RecordStore } from './store'
+import { isStrayPost, unknownPathError } from './unknown-path'
 import type { Collector, CollectorEvents, CollectorOptions } from './types'
 import { MessageWaiter } from './wait'
 
@@ -90,14 +91,12 @@ async function route(
   guard: PageGuard,
 ): Promise<void> {
   const path = (req.url ?? '/').split('?', 1)[0]
-  if (!path.startsWith('/v1/')) return servePage(req, res, path, store, streams, guard)
+  if (!path.startsWith('/v1/') && !isStrayPost(req.method, path)) return servePage(req, res, path, store, streams, guard)
   const endpoint = ENDPOINTS.get(path)
   if (endpoint !== undefined && req.method === 'POST') return ingest(req, res, path, endpoint, store, options)
   if (req.method === 'OPTIONS') return preflight(res)
   const [status, error] =
-    endpoint === undefined
-      ? [404, `no endpoint ${path}: the wire interface has ${[...ENDPOINTS.keys()].join(', ')}`]
-      : [405, `${path} takes POST only (got ${req.method})`]
+    endpoint === undefined ? [404, unknownPathError(path, req.headers.host)] : [405, `${path} takes POST only (got ${req.method})`]
   store.addRequest({
     id: store.nextRequestId(),
     receivedAt: new Date().toISOString(),

@@ -128,7 +128,7 @@ export interface RequestRecord {
   readonly bytes: number
   /** The request headers, names in lower case. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>
-  /** Why the request was refused (400), naming the rule. */
+  /** Why the request was refused (400, or 404 and 405 for a path or method that is not an endpoint), naming the rule. */
   readonly error?: string
   /** How many message records the request produced. */
   readonly messages: number
@@ -138,7 +138,7 @@ export interface RequestRecord {
 export interface CollectorEvents {
   /** A message was received and judged. */
   message: MessageRecord
-  /** A request to a `/v1/*` endpoint was answered. */
+  /** A request to a `/v1/*` path, or a POST to a path that is not the debugger's, was answered. */
   request: RequestRecord
   /** The `out` file could not be written (a full disk, a disk slower than the traffic): records are missing from it. */
   error: Error
@@ -152,7 +152,7 @@ export interface Collector {
   readonly port: number
   /** Message records, oldest first, at most `maxMessages`. A live view: it grows as messages arrive. */
   readonly messages: readonly MessageRecord[]
-  /** Request records of the `/v1/*` endpoints, oldest first, at most `maxRequests`. */
+  /** Request records of the `/v1/*` paths and of POSTs to unknown paths, oldest first, at most `maxRequests`. */
   readonly requests: readonly RequestRecord[]
   /** Calls `listener` for every new record of `event`. A throwing listener does not disturb the collector. */
   on<K extends keyof CollectorEvents>(event: K, listener: (record: CollectorEvents[K]) => void): this

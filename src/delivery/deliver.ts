@@ -1,7 +1,10 @@
-import { DeliveryError, TimeoutError } from '../errors'
+import { DeliveryError, ServiceUnavailableError, TimeoutError } from '../errors'
 import type { AttemptSignal } from '../queue/in-flight-limit'
 import { setUnrefTimeout } from '../timers'
+import type { AttemptVerdict } from './breaker'
+import { describeRedirect, isRedirectStatus } from './redirect'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
+import type { Release } from './socket-gate'
 import type { RequestBody, Transport, TransportResponse } from './transport'
 
 /** One retry about to happen: reported to `on('retry')` listeners. */
@@ -18,16 +21,49 @@ export interface RetryInfo {
   readonly error?: Error
 }
 
+/** What one attempt said about the service: for the in-flight limit and the outage breaker. */
+export interface AttemptReport {
+  /** For the in-flight limit: success, overload (429, 5xx, a reset, a timeout) or neither. */
+  readonly signal: AttemptSignal
+  /** For the breaker: the service answered (any answer but 408 and 5xx), or the attempt failed or timed out. */
+  readonly verdict: AttemptVerdict
+  /** When the attempt started, ms. */
+  readonly startedMs: number
+  /** Whether the attempt was the breaker's probe. */
+  readonly isProbe: boolean
+  /** The status, when the service answered. */
+  readonly status?: number | undefined
+  /** The beginning of the body of an error answer, quoted. */
+  readonly body?: string | undefined
+  /** The network error or timeout, when it did not. */
+  readonly error?: Error | undefined
+}
+
+/** One request as the attempt loop sees it. */
+export interface RequestInfo {
+  /** When its oldest message was queued, ms: `maxRetryTime` runs from there. */
+  readonly sinceMs: number
+  /** Whether it is the outage breaker's probe: one attempt, no retry. */
+  readonly isProbe: boolean
+}
+
 /** What the attempt loop needs: the transport, the policy, and the scheduler's clock and timers. */
 export interface DeliveryContext {
   readonly transport: Transport
   readonly policy: RetryPolicy
   readonly timeoutMs: number
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
-  /** An attempt to `path` that started at `startedMs` ended with what it said about the service. */
-  readonly attemptEnded: (path: string, signal: AttemptSignal, startedMs: number) => void
+  /** The host the paths are appended to, for error messages. */
+  readonly host: string
+  /** Resolves after `ms`; rejects when `signal` aborts, or with a ServiceUnavailableError when the breaker opens meanwhile. */
+  readonly sleep: (ms: number, signal: AbortSignal, path: string) => Promise<void>
+  /** An attempt to `path` ended: what it said about the service. */
+  readonly attemptEnded: (path: string, report: AttemptReport) => void
+  /** The error of a request that fails while the breaker is open, or undefined while it is closed. */
+  readonly outage: (path: string) => ServiceUnavailableError | undefined
   /** The request starts to wait for a retry: it may lend its in-flight slot meanwhile. */
   readonly pauseSlot: () => void
+  /** The wait failed: the request holds its slot again at once (over the limit if need be), to give it back as it ends. */
+  readonly reclaimSlot: () => void
   /** Resolves when the request, its wait over, holds an in-flight slot again. */
   readonly resumeSlot: (signal: AbortSignal) => Promise<void>
   /** Resolves when a retry may start under the request-rate limit. */
@@ -41,30 +77,62 @@ export interface DeliveryContext {
  * Sends one request body until it is accepted (2xx), retrying network errors, timeouts, 408,
  * 429 and 5xx (but 501 and 505) with backoff or `Retry-After`. Every attempt sends the same body,
  * so the same `messageId`s, and the service can de-duplicate. The caller holds the request's
- * in-flight slot; every attempt reports what it said about the service (success, overload, or
- * neither), and the wait before a retry may lend the slot out.
+ * in-flight slot; every attempt reports what it said about the service, and the wait before a
+ * retry may lend the slot out. No retry starts while the outage breaker is open, and none ends
+ * past `maxRetryTime` from the time the request's oldest message was queued. A redirect is never
+ * followed: the write key and the messages go only to the configured host.
  * @param stop - aborted when the client gives up on the request (the `closeAndFlush` timeout): one
  * signal per request, so nothing of one request (in Workers: of one incoming request) touches another.
- * @throws DeliveryError when it fails for good; TimeoutError when `stop` aborts it.
+ * @throws DeliveryError when it fails for good (a ServiceUnavailableError while the breaker is
+ * open); TimeoutError when `stop` aborts it.
  */
-export async function deliverRequest(path: string, body: RequestBody, ctx: DeliveryContext, stop: AbortSignal): Promise<void> {
-  const startedMs = ctx.now()
+export async function deliverRequest(
+  path: string,
+  body: RequestBody,
+  ctx: DeliveryContext,
+  stop: AbortSignal,
+  request: RequestInfo,
+): Promise<void> {
+  const { sinceMs, isProbe } = request
   for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) {
+      const outage = ctx.outage(path)
+      if (outage !== undefined) throw outage
+    }
     let status: number | undefined
     let retryAfterMs: number | undefined
     let error: Error | undefined
-    const attemptStartedMs = ctx.now()
+    let said: string | undefined
+    // A socket of the shared pool first: the timeout runs only while the request can be on the wire.
+    const release = await acquireSocket(path, ctx, stop)
+    const startedMs = ctx.now()
+    // Every request makes its first attempt (up to maxRetryTime long), however long its messages
+    // waited for it; no retry outlives their time budget (maxRetryTime from the oldest one's call).
+    const budgetMs = attempt === 0 ? ctx.policy.maxTotalMs : ctx.policy.maxTotalMs - (startedMs - sinceMs)
+    if (budgetMs <= 0) {
+      release?.()
+      throw outOfTime(path, ctx, attempt)
+    }
+    const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, budgetMs))
     let signal: AttemptSignal = 'neutral'
+    let verdict: AttemptVerdict = 'alive'
     try {
-      // No attempt outlives the time budget of the whole request.
-      const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, ctx.policy.maxTotalMs - (attemptStartedMs - startedMs)))
       const response = await attemptOnce(path, body, ctx, timeoutMs, stop)
       status = response.status
       signal = status >= 200 && status < 300 ? 'success' : isRetryableStatus(status) ? 'overload' : 'neutral'
+      verdict = status === 408 || (status >= 500 && isRetryableStatus(status)) ? 'failed' : 'alive'
       if (signal === 'success') return
-      if (!isRetryableStatus(status)) {
-        throw new DeliveryError(`${path}: the service answered ${status}, which is not retried`, status, attempt + 1)
+      if (isRedirectStatus(status)) {
+        throw new DeliveryError(`${ctx.host}${path}: ${describeRedirect(status, response.location)}`, status, attempt + 1)
       }
+      if (!isRetryableStatus(status)) {
+        throw new DeliveryError(
+          `${ctx.host}${path}: the service answered ${answered(status, response.body)}, which is not retried`,
+          status,
+          attempt + 1,
+        )
+      }
+      said = response.body
       retryAfterMs = parseRetryAfterMs(response.retryAfter, ctx.now())
     } catch (err) {
       if (err instanceof DeliveryError) throw err
@@ -72,19 +140,47 @@ export async function deliverRequest(path: string, body: RequestBody, ctx: Deliv
       // A reset, a refused connection or a timeout: the service (or the way to it) is struggling.
       signal = 'overload'
       error = err instanceof Error ? err : new Error(String(err))
+      // A timeout cut short by the time budget says less about the service than a full one.
+      verdict = err instanceof AttemptTimeout && timeoutMs === ctx.timeoutMs ? 'timeout' : 'failed'
     } finally {
-      ctx.attemptEnded(path, signal, attemptStartedMs)
+      release?.()
+      ctx.attemptEnded(path, { signal, verdict, startedMs, isProbe, status, body: said, error })
     }
-    const delayMs = nextRetryDelayMs(attempt, ctx.now() - startedMs, retryAfterMs, ctx.policy, ctx.random)
+    const outage = ctx.outage(path)
+    if (outage !== undefined) throw outage
+    const delayMs = nextRetryDelayMs(attempt, ctx.now() - sinceMs, retryAfterMs, ctx.policy, ctx.random)
     if (delayMs === undefined) {
-      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${status}`
-      throw new DeliveryError(`${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
+      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, said)}`
+      throw new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
         cause: error,
       })
     }
     ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
     await waitForRetry(path, delayMs, ctx, stop, { status, attempts: attempt + 1 })
   }
+}
+
+async function acquireSocket(path: string, ctx: DeliveryContext, stop: AbortSignal): Promise<Release | undefined> {
+  if (ctx.transport.acquire === undefined) return undefined
+  try {
+    return await ctx.transport.acquire(stop)
+  } catch (err) {
+    throw stop.aborted ? givenUp(path, stop.reason) : err
+  }
+}
+
+/** A status and, when the service said why, the beginning of what it said. */
+function answered(status: number, body: string | undefined): string {
+  return body === undefined ? String(status) : `${status} (${body})`
+}
+
+function outOfTime(path: string, ctx: DeliveryContext, attempts: number): DeliveryError {
+  const limit = ctx.policy.maxTotalMs
+  return new DeliveryError(
+    `${ctx.host}${path}: no time left for a retry within maxRetryTime (${limit} ms from the oldest message's call; gave up after ${attempts} attempts)`,
+    undefined,
+    attempts,
+  )
 }
 
 async function waitForRetry(
@@ -95,12 +191,17 @@ async function waitForRetry(
   last: { status: number | undefined; attempts: number },
 ): Promise<void> {
   ctx.pauseSlot()
+  let holdsSlot = false
   try {
-    await ctx.sleep(delayMs, stop)
+    await ctx.sleep(delayMs, stop, path)
     await ctx.resumeSlot(stop)
+    holdsSlot = true
     await ctx.rateSlot(stop)
   } catch (err) {
+    // The request ends here and gives its slot back: it must hold one again to give.
+    if (!holdsSlot) ctx.reclaimSlot()
     if (stop.aborted) throw givenUp(path, stop.reason)
+    if (err instanceof ServiceUnavailableError) throw err
     // Not the closeAndFlush timeout: something failed while waiting (a timer the runtime refused).
     const cause = err instanceof Error ? err : new Error(String(err))
     throw new DeliveryError(`${path}: the wait before a retry failed (${cause.message})`, last.status, last.attempts, { cause })
@@ -118,7 +219,7 @@ async function attemptOnce(
   const controller = new AbortController()
   const abort = (): void => controller.abort(stop.reason)
   stop.addEventListener('abort', abort, { once: true })
-  const timer = setUnrefTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
+  const timer = setUnrefTimeout(() => controller.abort(new AttemptTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs)
   try {
     // Settles on the abort even when a custom fetch ignores its signal: no attempt outlives its timeout.
     return await new Promise<TransportResponse>((resolve, reject) => {
@@ -132,6 +233,11 @@ async function attemptOnce(
     timer.cancel()
     stop.removeEventListener('abort', abort)
   }
+}
+
+/** An attempt that got no answer within its timeout. */
+class AttemptTimeout extends Error {
+  override name = 'TimeoutError'
 }
 
 function givenUp(path: string, cause: unknown): TimeoutError {

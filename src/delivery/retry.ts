@@ -21,14 +21,28 @@ export function isRetryableStatus(status: number): boolean {
   return status >= 500 && status <= 599 && status !== 501 && status !== 505
 }
 
-/** Full-jitter exponential backoff: a random delay in [0, min(cap, base × 2^attempt)). */
+/** Retries before this many are capped at {@link SHORT_RETRY_CAP_MS}: an unlucky request is retried soon. */
+export const SHORT_RETRIES = 7
+
+/** The cap of the first {@link SHORT_RETRIES} backoffs, ms. */
+export const SHORT_RETRY_CAP_MS = 1000
+
+/**
+ * Full-jitter exponential backoff: a random delay in [0, min(cap, base × 2^attempt)), where the
+ * cap is 1 s for the first 7 retries and `capMs` after. Two phases: a request that is merely
+ * unlucky (a flaky service) is retried within tens to hundreds of milliseconds, and the long
+ * waits come only when the service keeps failing this request while it answers others (a
+ * service that answers nobody opens the outage breaker first).
+ */
 export function backoffDelayMs(attempt: number, policy: RetryPolicy, random: () => number): number {
-  return Math.floor(random() * Math.min(policy.capMs, policy.baseMs * 2 ** attempt))
+  const cap = attempt < SHORT_RETRIES ? Math.min(policy.capMs, SHORT_RETRY_CAP_MS) : policy.capMs
+  return Math.floor(random() * Math.min(cap, policy.baseMs * 2 ** Math.min(attempt, 52)))
 }
 
 /**
  * Parses a `Retry-After` header: delay-seconds or an HTTP date. Returns milliseconds to wait,
- * capped at 30 s, or undefined when the header is missing or unreadable.
+ * capped at 30 s, or undefined when the header is missing, unreadable, zero, or a date that is
+ * not in the future (a server clock behind ours): then the normal backoff applies, never "now".
  */
 export function parseRetryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
   if (header == null) return undefined
@@ -43,7 +57,8 @@ export function parseRetryAfterMs(header: string | null | undefined, nowMs: numb
     if (Number.isNaN(date)) return undefined
     ms = date - nowMs
   }
-  return Math.min(Math.max(0, Math.ceil(ms)), MAX_RETRY_AFTER_MS)
+  if (!(ms > 0)) return undefined
+  return Math.min(Math.ceil(ms), MAX_RETRY_AFTER_MS)
 }
 
 /**

@@ -3,13 +3,18 @@ import type * as Https from 'node:https'
 import { createNodeHttpFetch } from '../node-http-fetch'
 import { base64Utf8, canGzip, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
-import { drainResponseBody, type DrainableResponse } from './response-body'
+import { bodyExcerpt, drainResponseBody, type DrainableResponse } from './response-body'
+import { socketGateFor, type Release, type SocketGate } from './socket-gate'
 import type { FetchLike } from '../types'
 
-/** What one HTTP attempt came to: the status and the `Retry-After` header, if any. */
+/** What one HTTP attempt came to: the status, and the `Retry-After` and `Location` headers, if any. */
 export interface TransportResponse {
   readonly status: number
   readonly retryAfter: string | null
+  /** Where a redirect (3xx) pointed; it is never followed. */
+  readonly location?: string | null
+  /** The beginning of an error's body (4xx, 5xx), quoted, as one line: for the error message. */
+  readonly body?: string | undefined
 }
 
 /** A request body: JSON text, or that text already in UTF-8 bytes. */
@@ -22,6 +27,11 @@ export interface Transport {
    * as it always has (a test's fake fetch may read it as a string).
    */
   readonly acceptsBytes: boolean
+  /**
+   * Waits for a socket of the process-wide pool (the default transport only): an attempt takes
+   * one before its timeout starts, and releases it when it ends.
+   */
+  readonly acquire?: (signal: AbortSignal) => Promise<Release>
   /** POSTs one JSON body to `path` (e.g. `/v1/batch`) under the host. */
   send(path: string, body: RequestBody, signal: AbortSignal): Promise<TransportResponse>
 }
@@ -41,6 +51,8 @@ export interface TransportOptions {
 const FREE_SOCKET_TIMEOUT_MS = 4_000
 const MAX_SOCKETS_PER_HOST = 64
 const DEFAULT_BODY_TIMEOUT_MS = 10_000
+const ERROR_BODY_WAIT_MS = 1_000
+const ERROR_BODY_KEEP_BYTES = 1_024
 
 let defaultFetch: Promise<FetchLike> | undefined
 
@@ -99,8 +111,16 @@ export function createHttpTransport(options: TransportOptions): Transport {
   // A plain function, never called as `options.fetch(...)`: workerd's fetch throws "Illegal
   // invocation" when its `this` is the options object.
   const userFetch = options.fetch
+  let gate: SocketGate | undefined
+  const owner = {}
   return {
     acceptsBytes: userFetch === undefined,
+    // The default fetch's keep-alive pool has MAX_SOCKETS_PER_HOST sockets per origin for every
+    // instance of the process: the gate hands them out, fairly, before any timeout runs.
+    acquire:
+      userFetch === undefined
+        ? (signal) => (gate ??= socketGateFor(new URL(options.host).origin, MAX_SOCKETS_PER_HOST)).acquire(owner, signal)
+        : undefined,
     async send(path, body, signal) {
       // gzip.ts is loaded on the first compressed send: `compress` is off by default.
       const payload = gzip ? await import('../gzip').then((module) => module.gzipText(body)) : body
@@ -113,18 +133,43 @@ export function createHttpTransport(options: TransportOptions): Transport {
       else signal.addEventListener('abort', follow, { once: true })
       let response
       try {
-        response = await send(options.host + path, { method: 'POST', headers, body: payload, signal: controller.signal })
+        // Never follow a redirect: it would carry the write key and the batch to another origin,
+        // or (301/302/303) become a GET without the body (docs/decisions.md, "Redirects").
+        response = await send(options.host + path, {
+          method: 'POST',
+          headers,
+          body: payload,
+          signal: controller.signal,
+          redirect: 'manual',
+        })
       } catch (err) {
         signal.removeEventListener('abort', follow)
         throw err
       }
-      const answer = { status: response.status, retryAfter: response.headers.get('retry-after') }
+      const status = response.status
+      const isError = status >= 400
+      const answer: { status: number; retryAfter: string | null; location: string | null; body?: string } = {
+        status,
+        retryAfter: response.headers.get('retry-after'),
+        location: status >= 300 && status <= 399 ? response.headers.get('location') : null,
+      }
       // The status is the answer. The body is read only so that the socket goes back to the pool,
       // in the background (a slow body must not turn a 200 into a timeout and a retry), at most
-      // 64 KB and for at most the request timeout; then the connection is closed.
-      void drainResponseBody(response as DrainableResponse, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, () =>
-        controller.abort(new Error('response body too long or too slow')),
-      ).then(() => signal.removeEventListener('abort', follow))
+      // 64 KB and for at most the request timeout; then the connection is closed. An error's body
+      // is read first, for at most a second, and its beginning goes in the error message (a
+      // service, and our collector, say there what was wrong).
+      const drained = drainResponseBody(
+        response as DrainableResponse,
+        isError
+          ? Math.min(ERROR_BODY_WAIT_MS, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS)
+          : (options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
+        () => controller.abort(new Error('response body too long or too slow')),
+        isError ? ERROR_BODY_KEEP_BYTES : 0,
+      ).then((kept) => {
+        signal.removeEventListener('abort', follow)
+        return kept
+      })
+      if (isError) answer.body = bodyExcerpt(await drained)
       return answer
     },
   }

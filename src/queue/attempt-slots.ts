@@ -60,6 +60,11 @@ export class AttemptSlots {
     if (!this.#policy.holdsSlotWhileWaiting) this.release()
   }
 
+  /** A request's wait failed and it ends: it holds its slot again at once, to give it back with {@link release}. */
+  reclaimAfterFailedWait(): void {
+    if (!this.#policy.holdsSlotWhileWaiting) this.#active += 1
+  }
+
   /** The wait is over: resolves when the request holds a slot again; rejects when `signal` aborts first. */
   resumeAfterWait(signal: AbortSignal): Promise<void> {
     if (this.#policy.holdsSlotWhileWaiting) return Promise.resolve()

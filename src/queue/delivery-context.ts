@@ -1,9 +1,11 @@
+import { DEFAULT_BREAKER } from '../delivery/breaker'
 import type { DeliveryContext, RetryInfo } from '../delivery/deliver'
 import { createHttpTransport } from '../delivery/transport'
 import type { ResolvedOptions } from '../options'
 import type { AttemptSlots } from './attempt-slots'
 import type { AttemptSignal } from './in-flight-limit'
 import type { HeldTimers } from './held-timers'
+import { OutageBreaker, type OutageHooks } from './outage'
 import type { RateGate } from './rate-gate'
 
 /** What the attempt loop is wired to: the scheduler's timers, slots, rate gate and pump. */
@@ -16,28 +18,40 @@ export interface DeliveryParts {
   /** Starts what a freed or added slot allows. */
   readonly pump: () => void
   readonly onRetry: (info: RetryInfo) => void
+  /** What the outage breaker tells the scheduler. */
+  readonly outage: OutageHooks
 }
 
-/** The context of every request of one instance: one transport, the retry policy and the scheduler's hooks. */
-export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts): DeliveryContext {
-  return {
+/**
+ * The context of every request of one instance: one transport, the retry policy, the outage
+ * breaker and the scheduler's hooks.
+ */
+export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts): { context: DeliveryContext; outage: OutageBreaker } {
+  const now = (): number => Date.now()
+  const outage = new OutageBreaker(o.host, DEFAULT_BREAKER, parts.timers, parts.outage, now, Math.random)
+  const context: DeliveryContext = {
     transport: createHttpTransport(o),
     policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
     timeoutMs: o.timeoutMs,
-    sleep: (ms, signal) => parts.timers.sleep(ms, signal),
-    attemptEnded: (path, signal, startedMs) => {
-      parts.laneReport(path, signal, startedMs)
-      parts.slots().report(signal, startedMs)
+    host: o.host,
+    sleep: (ms, signal, path) => outage.sleep(ms, signal, path),
+    attemptEnded: (path, report) => {
+      parts.laneReport(path, report.signal, report.startedMs)
+      parts.slots().report(report.signal, report.startedMs)
+      outage.report(report)
       parts.pump()
     },
+    outage: (path) => outage.error(path),
     pauseSlot: () => {
       parts.slots().pauseForRetry()
       parts.pump()
     },
     resumeSlot: (signal) => parts.slots().resumeAfterWait(signal),
+    reclaimSlot: () => parts.slots().reclaimAfterFailedWait(),
     rateSlot: (signal) => parts.rate().waitForTurn(signal),
-    now: () => Date.now(),
+    now,
     random: Math.random,
     onRetry: parts.onRetry,
   }
+  return { context, outage }
 }

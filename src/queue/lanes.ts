@@ -25,6 +25,11 @@ export class Lanes {
     return Math.min(this.#batch.at(0)?.seq ?? Infinity, this.#alias.at(0)?.seq ?? Infinity)
   }
 
+  /** When the first message still waiting in either lane was queued, ms; Infinity when none is. */
+  get firstAt(): number {
+    return Math.min(this.#batch.at(0)?.at ?? Infinity, this.#alias.at(0)?.at ?? Infinity)
+  }
+
   push(entry: QueuedEntry): void {
     ;(entry.isAlias ? this.#alias : this.#batch).push(entry)
   }
@@ -55,8 +60,23 @@ export class Lanes {
     return this.#batch.take(planBatch((i) => this.#batch.at(i), Math.max(maxSeq, first?.seq ?? 0), maxBodyBytes))
   }
 
+  /**
+   * Removes and returns the messages due (queued up to `dueSeq`) that were queued at or before
+   * `cutoffMs`, in order: those that waited for a request slot past their time budget.
+   */
+  takeExpired(dueSeq: number, cutoffMs: number): QueuedEntry[] {
+    const expired = [...takeWhileExpired(this.#batch, dueSeq, cutoffMs), ...takeWhileExpired(this.#alias, dueSeq, cutoffMs)]
+    return expired.sort((a, b) => a.seq - b.seq)
+  }
+
   /** Removes and returns every waiting message, in order. */
   takeAll(): QueuedEntry[] {
     return [...this.#batch.take(this.#batch.length), ...this.#alias.take(this.#alias.length)].sort((a, b) => a.seq - b.seq)
   }
+}
+
+function takeWhileExpired(queue: MessageQueue, dueSeq: number, cutoffMs: number): QueuedEntry[] {
+  let count = 0
+  for (let entry = queue.at(0); entry !== undefined && entry.seq <= dueSeq && entry.at <= cutoffMs; entry = queue.at(++count));
+  return queue.take(count)
 }

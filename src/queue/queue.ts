@@ -4,6 +4,8 @@ import type { Callback } from '../types'
 export interface QueuedEntry {
   /** Order of enqueue, from 1: `flush()` waits for every entry up to the last one enqueued before it. */
   readonly seq: number
+  /** When it was queued, ms (`Date.now()`): `maxRetryTime` runs from here. */
+  readonly at: number
   readonly json: string
   readonly bytes: number
   /** Fields in front of `json`'s own (see `Serialized`): the message is `head + json.slice(1)`. */

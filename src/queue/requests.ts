@@ -52,6 +52,11 @@ export class OpenRequests {
     return true
   }
 
+  /** Takes every half waiting to be sent. */
+  takeResends(): QueuedEntry[][] {
+    return this.#resends.splice(0)
+  }
+
   /** The next half to send. */
   takeResend(): QueuedEntry[] | undefined {
     return this.#resends.shift()

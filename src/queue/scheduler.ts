@@ -1,23 +1,21 @@
-import { ClosedError, DeliveryError, QueueFullError, TimeoutError } from '../errors'
+import { ClosedError, DeliveryError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
-import { deliverRequest, type DeliveryContext, type RetryInfo } from '../delivery/deliver'
+import { deliverRequest, type RetryInfo } from '../delivery/deliver'
 import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
-import { AttemptSlots } from './attempt-slots'
-import { BatchLimit } from './batch-limit'
 import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
-import { createDeliveryContext } from './delivery-context'
 import { HeldTimers } from './held-timers'
-import { startLimit } from './in-flight-limit'
+import { LaneExpiry } from './lane-expiry'
 import { Lanes, type LaneName } from './lanes'
+import type { BreakerStatus, OutageBreaker } from './outage'
 import type { QueuedEntry } from './queue'
-import { RateGate } from './rate-gate'
 import { createRequest, OpenRequests, refusedAlone, type Request } from './requests'
+import { SendMachinery } from './send-machinery'
 
 export type { FlushOutcome } from './flush-waiters'
 
@@ -29,6 +27,10 @@ export interface SchedulerHooks {
   retry(info: RetryInfo): void
   /** Something the library could not hand to anyone else (a callback threw). */
   report(err: unknown): void
+  /** The outage breaker opened (with the error messages now get) or closed (after `downMs`). */
+  breaker(
+    change: { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number },
+  ): void
 }
 
 /**
@@ -44,9 +46,6 @@ export class FlushScheduler implements Drainable {
   readonly #timers = new HeldTimers()
   readonly #triggers: FlushTriggers
   readonly #requests = new OpenRequests()
-  #slots: AttemptSlots | undefined
-  #batches: BatchLimit | undefined
-  #rate: RateGate | undefined
   #seq = 0
   #rateHeldThrough = 0
   #pendingCount = 0
@@ -55,7 +54,8 @@ export class FlushScheduler implements Drainable {
   #closed = false
   #gaveUp = false
   #keepAlivePending = false
-  #context: DeliveryContext | undefined
+  readonly #send: SendMachinery
+  #expiry: LaneExpiry | undefined
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
@@ -66,11 +66,29 @@ export class FlushScheduler implements Drainable {
       () => this.#pump(),
       (err) => hooks.report(err),
     )
+    this.#send = new SendMachinery(options, this.#timers, this.#lanes, {
+      hasWorkForSlot: () => this.#requests.hasResends || this.#nextLane() !== undefined,
+      pump: () => this.#pump(),
+      retry: (info) => hooks.retry(info),
+      opened: (error) => {
+        hooks.breaker({ state: 'open', error })
+        this.#failWaiting(error)
+      },
+      closed: (downMs) => {
+        hooks.breaker({ state: 'closed', downMs })
+        this.#pump()
+      },
+    })
   }
 
   /** Messages queued and not yet in a request. */
   get queued(): number {
     return this.#lanes.length
+  }
+
+  /** Whether messages are sent at all (`enable`); with `false`, nothing is lost at exit. */
+  get sends(): boolean {
+    return this.#options.enable
   }
 
   /** Messages in requests being sent or waiting to be retried. */
@@ -80,10 +98,12 @@ export class FlushScheduler implements Drainable {
 
   /** HTTP attempts in flight now, and how many may be: the adaptive limit. */
   get attempts(): { readonly active: number; readonly limit: number } {
-    const slots = this.#slots
-    return slots === undefined
-      ? { active: 0, limit: startLimit(this.#options.inFlight.requests).limit }
-      : { active: slots.active, limit: slots.limit }
+    return this.#send.attempts
+  }
+
+  /** The outage breaker: closed, open, or open with its probe in flight. */
+  get breaker(): BreakerStatus {
+    return this.#send.outage?.status ?? 'closed'
   }
 
   /** Whether `close()` has been called. */
@@ -100,7 +120,7 @@ export class FlushScheduler implements Drainable {
         `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
       )
     }
-    this.#lanes.push({ seq: ++this.#seq, json, bytes, head, isAlias, callback })
+    this.#lanes.push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback })
     this.#pendingBytes += bytes
     if (++this.#pendingCount === 1) holdsWork(this)
     this.#triggers.afterEnqueue(this.#seq, this.#lanes.length)
@@ -159,27 +179,24 @@ export class FlushScheduler implements Drainable {
     this.#triggers.flushThrough(this.#seq)
   }
 
-  // Work that could start now but for a free slot: the limit grows only while there is some.
-  #hasWorkForSlot(): boolean {
-    return this.#requests.hasResends || this.#nextLane() !== undefined
-  }
-
   #nextLane(): LaneName | undefined {
-    const mayTakeBatch = this.#options.enable ? (isFull: boolean) => this.#batchLimit.mayStart(isFull) : () => true
+    const mayTakeBatch = this.#options.enable ? (isFull: boolean) => this.#send.batchLimit.mayStart(isFull) : () => true
     return this.#lanes.next(this.#triggers.dueSeq, mayTakeBatch, MAX_BATCH_BYTES)
   }
 
   // Starts requests while work is due, a slot is free and the request rate allows. A request takes
   // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
   #pump(): void {
+    const outage = this.#send.outage
+    if (outage?.isOpen === true) return this.#pumpProbe(outage)
     const { enable, flushAt } = this.#options
     while (!this.#gaveUp) {
       const lane = this.#requests.hasResends ? 'resend' : this.#nextLane()
       if (lane === undefined) break
       if (enable) {
-        const slots = this.#attemptSlots()
+        const slots = this.#send.slots
         if (!slots.isFree) break
-        if (!this.#rateGate().tryStart()) {
+        if (!this.#send.rate.tryStart()) {
           this.#rateHeldThrough = this.#triggers.dueSeq
           break
         }
@@ -196,23 +213,44 @@ export class FlushScheduler implements Drainable {
       const isPartial = lane === 'batch' && !this.#lanes.hasFullBatch(MAX_BATCH_BYTES)
       this.#start(this.#lanes.take(lane, maxSeq, MAX_BATCH_BYTES), isPartial)
     }
-    if (this.#lanes.length > 0 && this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
+    if (this.#lanes.length > 0) {
+      if (this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
+      else if (enable) this.#laneExpiry.watch()
+    }
   }
 
-  #start(entries: QueuedEntry[], isPartial: boolean): void {
+  // While the service is down, one request at a time probes it, carrying what is due; what waits
+  // meanwhile rides the next probe, which comes sooner while someone awaits a flush.
+  #pumpProbe(outage: OutageBreaker): void {
+    if (this.#gaveUp) return
+    const lane = this.#requests.hasResends ? 'resend' : this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
+    if (lane === undefined || !outage.mayProbe(this.#waiters.size > 0 || this.#draining)) return
+    this.#send.slots.take()
+    const entries = lane === 'resend' ? (this.#requests.takeResend() as QueuedEntry[]) : this.#lanes.take(lane, Infinity, MAX_BATCH_BYTES)
+    this.#start(entries, false, true)
+  }
+
+  // The breaker opened, or its probe failed: everything that waits fails at once, together.
+  #failWaiting(error: ServiceUnavailableError): void {
+    for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
+      if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
+    }
+  }
+
+  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false): void {
     const request = createRequest(entries, isPartial)
     this.#requests.add(request)
-    if (request.path === '/v1/batch') this.#batchLimit.start(isPartial)
+    if (request.path === '/v1/batch') this.#send.batchLimit.start(isPartial)
     if (!this.#options.enable) {
       void Promise.resolve().then(() => this.#finish(request, undefined))
       return
     }
     const sentAt = new Date().toISOString()
-    const context = this.#deliveryContext()
+    const context = this.#send.context
     const body = entries[0].isAlias
       ? buildSingleBody(entries[0], sentAt)
       : ((context.transport.acceptsBytes ? buildBatchBytes(entries, sentAt, request.bytes) : undefined) ?? buildBatchBody(entries, sentAt))
-    deliverRequest(request.path, body, context, request.stop.signal).then(
+    deliverRequest(request.path, body, context, request.stop.signal, { sinceMs: entries[0].at, isProbe }).then(
       () => this.#finish(request, undefined),
       (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
     )
@@ -221,8 +259,8 @@ export class FlushScheduler implements Drainable {
   #finish(request: Request, error: Error | undefined): void {
     // A request the closeAndFlush timeout already ended has had its outcome.
     if (!this.#requests.end(request)) return
-    if (this.#options.enable) this.#attemptSlots().release()
-    if (request.path === '/v1/batch') this.#batchLimit.end(request.isPartial)
+    if (this.#options.enable) this.#send.slots.release()
+    if (request.path === '/v1/batch') this.#send.batchLimit.end(request.isPartial)
     if (error instanceof DeliveryError && error.status === 413) {
       // A proxy or a service with a smaller body limit: each half goes on its own, down to one message.
       if (this.#requests.splitRefused(request)) {
@@ -232,6 +270,8 @@ export class FlushScheduler implements Drainable {
       error = refusedAlone(request, error)
     }
     this.#complete(request.entries, request.path, request.bytes, error)
+    // A probe that failed: what waited for it fails now too, rather than at the next one.
+    if (error instanceof ServiceUnavailableError && this.#send.outage?.isOpen === true) this.#failWaiting(error)
     this.#pump()
   }
 
@@ -265,30 +305,8 @@ export class FlushScheduler implements Drainable {
     }
   }
 
-  #attemptSlots(): AttemptSlots {
-    return (this.#slots ??= new AttemptSlots(this.#options.inFlight.requests, Date.now, () => this.#hasWorkForSlot()))
-  }
-
-  get #batchLimit(): BatchLimit {
-    const { batches, partialBatches } = this.#options.inFlight
-    return (this.#batches ??= new BatchLimit(batches, partialBatches))
-  }
-
-  #rateGate(): RateGate {
-    return (this.#rate ??= new RateGate(this.#options.maxRequestsPerSecond, this.#timers, () => this.#pump()))
-  }
-
-  #deliveryContext(): DeliveryContext {
-    this.#context ??= createDeliveryContext(this.#options, {
-      timers: this.#timers,
-      slots: () => this.#attemptSlots(),
-      laneReport: (path, signal, startedMs) => {
-        if (path === '/v1/batch') this.#batchLimit.report(signal, startedMs, Date.now(), this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
-      },
-      rate: () => this.#rateGate(),
-      pump: () => this.#pump(),
-      onRetry: (info) => this.#hooks.retry(info),
-    })
-    return this.#context
+  get #laneExpiry(): LaneExpiry {
+    const fail = (entries: QueuedEntry[], error: Error): void => this.#complete(entries, '', 0, error)
+    return (this.#expiry ??= new LaneExpiry(this.#options.maxRetryTimeMs, this.#timers, this.#lanes, () => this.#triggers.dueSeq, fail))
   }
 }

@@ -168,12 +168,13 @@ describe('fault injection: 10,000 messages against a server that fails 40 % of r
     expect(outcomes.settled).toBe(MESSAGES)
     expect(outcomes.notExactlyOnce()).toEqual([])
     const errors = outcomes.errorNames()
-    expect(errors.TimeoutError).toBeGreaterThan(0)
-    expect(Object.keys(errors).every((name) => name === 'TimeoutError' || name === 'DeliveryError')).toBe(true)
+    // Cut short by the deadline, or failed at once when the hangs opened the outage breaker.
+    expect((errors.TimeoutError ?? 0) + (errors.ServiceUnavailableError ?? 0)).toBeGreaterThan(0)
+    expect(Object.keys(errors).every((name) => ['TimeoutError', 'DeliveryError', 'ServiceUnavailableError'].includes(name))).toBe(true)
     // A message reported delivered reached the server.
     const delivered = ids.filter((id) => outcomes.get(id)?.error === undefined)
     expect(delivered.filter((id) => !server.accepted.has(id))).toEqual([])
-    expect(ids.filter((id) => outcomes.get(id)?.error instanceof TimeoutError).length).toBe(errors.TimeoutError)
+    expect(ids.filter((id) => outcomes.get(id)?.error instanceof TimeoutError).length).toBe(errors.TimeoutError ?? 0)
     expect(analytics.stats()).toMatchObject({ queued: 0, inFlight: 0 })
   }, 60_000)
 })

@@ -73,6 +73,7 @@ describe('stats() and on() events', () => {
       requests: 2,
       requestsInFlight: 0,
       inFlightLimit: 16,
+      breaker: 'closed',
     })
     // inFlightLimit: the adaptive limit started at 32 and halved once, on the 503.
 

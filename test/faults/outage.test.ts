@@ -45,7 +45,7 @@ function runOutageChild(env: Record<string, string>): Promise<{ code: number | n
 }
 
 describe('an outage: the server is down while 100,000 messages are tracked', () => {
-  it('keeps memory flat, refuses the overflow with QueueFullError and delivers the queued ones when the server is back', async () => {
+  it('keeps memory flat, refuses the overflow with QueueFullError, fails what waits once the breaker opens, and delivers what is sent once the server is back', async () => {
     const { code, stderr, result } = await runOutageChild({ TOTAL: '100000', MAX_QUEUE: '1000', OUTAGE_MS: '2000' })
     try {
       expect(stderr).toBe('')
@@ -58,24 +58,28 @@ describe('an outage: the server is down while 100,000 messages are tracked', () 
       expect(Math.max(...heap, ...result.outageSamples)).toBeLessThan(HEAP_BOUND_BYTES)
       const at11k = result.samples.find((s: number[]) => s[0] === 11_000)[1]
       expect(Math.max(...heap.slice(1), ...result.outageSamples) - at11k).toBeLessThan(HEAP_FLAT_BYTES)
-      expect(held.every((n) => n === 1_000)).toBe(true)
-      expect(result.afterTracking.queued + result.afterTracking.inFlight).toBe(1_000)
-      expect(result.duringOutage.queued + result.duringOutage.inFlight).toBe(1_000)
-      expect(result.retriesDuringOutage).toBeGreaterThan(result.afterTracking.retried) // it kept retrying
+      expect(held.every((n) => n <= 1_000)).toBe(true)
+      expect(held[0]).toBe(1_000)
 
-      // Every refused message was told: QueueFullError in its callback, or in errorHandler when it had none.
+      // The breaker opened and stayed open: what waited failed at once with a ServiceUnavailableError.
+      expect(result.afterTracking.breaker).not.toBe('closed')
+      expect(result.beforeRecovery.breaker).not.toBe('closed')
+      expect(result.callbackErrors.ServiceUnavailableError).toBeGreaterThan(0)
+
+      // Every message was told, once: QueueFullError or ServiceUnavailableError, in its callback or
+      // (without one) in errorHandler, which heard of the outage once, not once per message.
       expect(result.notOnce).toBe(0)
-      expect(result.otherErrors).toEqual({})
-      expect(result.refusedWithCallback + result.handlerErrors.QueueFullError).toBe(99_000)
-      expect(result.handlerErrors).toEqual({ QueueFullError: 99_000 - result.refusedWithCallback })
-      expect(result.afterTracking.dropped).toBe(99_000)
+      expect(Object.keys(result.callbackErrors).sort()).toEqual(['QueueFullError', 'ServiceUnavailableError'])
+      expect(result.handlerErrors.ServiceUnavailableError).toBe(1)
+      expect(Object.keys(result.handlerErrors).sort()).toEqual(['QueueFullError', 'ServiceUnavailableError'])
+      expect(result.afterTracking.dropped).toBeGreaterThan(90_000)
+      expect(result.receivedDuringOutage).toBe(0)
       expect(result.refusedButReceived).toBe(0)
 
-      // After the outage, the 1,000 queued messages were delivered, once each.
-      expect(result.afterRecovery).toMatchObject({ queued: 0, inFlight: 0, sent: 1_000, failed: 0 })
-      expect(result.received).toBe(1_000)
-      expect(result.receivedMessages).toBe(1_000)
-      expect(result.acceptedButMissing).toBe(0)
+      // After the outage, messages tracked once the service is back were delivered, once each.
+      expect(result.recovery).toMatchObject({ calls: 1_000, delivered: 1_000, errors: {} })
+      expect(result.afterRecovery).toMatchObject({ queued: 0, inFlight: 0, sent: 1_000, breaker: 'closed' })
+      expect(result.recoveryReceived).toBe(1_000)
       expect(result.duplicates).toBe(0)
     } catch (err) {
       // The child's whole report, to tell a bound that moved from a slow machine.

@@ -178,15 +178,18 @@ describe('Retry-After', () => {
     expect(server.accepted.get('m1')).toBe(1)
   })
 
-  it('retries at once after a Retry-After date in the past', async () => {
+  it('uses the normal backoff, not "now", after a Retry-After date in the past (a server clock behind)', async () => {
     server = await startFaultServer(
       failFirst(1, { kind: 'status', status: 503, headers: { 'Retry-After': 'Wed, 21 Oct 2015 07:28:00 GMT' } }),
     )
-    const analytics = client({ retryDelay: 10_000, maxRetryDelay: 10_000 })
+    const analytics = client({ retryDelay: 200, maxRetryDelay: 10_000 })
     const retries = retriesOf(analytics)
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.5)
     analytics.track(trackMessage('m1'))
-    await analytics.flush()
-    expect(retries.map((r) => r.delayMs)).toEqual([0])
+    await analytics.flush().finally(() => random.mockRestore())
+    // Half of the first backoff (retryDelay × 2^0), as the random draw is pinned at 0.5.
+    expect(retries.map((r) => r.delayMs)).toEqual([100])
+    expect(server.accepted.get('m1')).toBe(1)
   })
 
   it('falls back to the backoff when Retry-After is unreadable', async () => {

@@ -4,11 +4,12 @@ import { join } from 'node:path'
 
 // The Node versions the package supports (docs/decisions.md, "Supported Node versions"), each
 // installed from the npm registry as the `node-<platform>-<arch>` package (one binary), into a
-// cache directory of its own under node_modules/.cache: installed once, then reused by every run.
+// cache directory of its own beside Bun and Deno (node_modules/.cache/eventrail-runtimes, or
+// EVENTRAIL_RUNTIMES_CACHE, as runtimes.test.ts): installed once, then reused by every run.
 // An install goes to a private staging directory and is renamed into place, so that two runs
 // never see half a runtime. EVENTRAIL_SKIP_RUNTIMES=1 skips them on purpose.
 const ROOT = join(__dirname, '..', '..')
-const CACHE = join(ROOT, 'node_modules', '.cache', 'eventrail-runtimes')
+const CACHE = process.env.EVENTRAIL_RUNTIMES_CACHE || join(ROOT, 'node_modules', '.cache', 'eventrail-runtimes')
 
 /** The newest release of each supported line when this was written; bump them together with the CI matrix. */
 export const SUPPORTED_NODE_VERSIONS = ['22.23.3', '24.9.0'] as const

@@ -1,21 +1,23 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCollector, type Collector } from '../../src/collector'
 
 // The `fetch` option is the seam for other runtimes. The same script (fixtures/runtime-check.mjs)
 // runs the built client in Node, Bun and Deno: with the runtime's global fetch, with gzip, with
-// eventrail/testing, and last with the default transport (node:http in Node, the global fetch elsewhere). Bun and Deno come from their
-// npm packages (one platform binary each), installed once into a cache directory outside the
-// repository. Each runtime has its own directory: npm prunes what it did not install itself, so a
+// eventrail/testing, and last with the default transport (node:http in Node, the global fetch
+// elsewhere). Bun and Deno come from their npm packages (one platform binary each), installed once
+// into node_modules/.cache/eventrail-runtimes
+// (or EVENTRAIL_RUNTIMES_CACHE), where the next run finds them: a second `npm test` downloads
+// nothing (the OS temp directory, used before, is emptied by many CI images and by reboots, and
+// the ~200 MB were downloaded again). Each runtime has its own directory: npm prunes what it did not install itself, so a
 // second install into a shared prefix deletes the first runtime. An install goes to a private
 // staging directory first and is renamed into place, so two test runs never see half a runtime.
 // When a runtime cannot be installed (no registry, another platform) its test is skipped and the
 // title says why. EVENTRAIL_SKIP_RUNTIMES=1 skips them on purpose.
 const ROOT = join(__dirname, '..', '..')
 const SCRIPT = join(__dirname, 'fixtures', 'runtime-check.mjs')
-const CACHE = join(tmpdir(), 'eventrail-runtimes')
+const CACHE = process.env.EVENTRAIL_RUNTIMES_CACHE || join(ROOT, 'node_modules', '.cache', 'eventrail-runtimes')
 const BUN_VERSION = '1.4.5'
 const DENO_VERSION = '2.9.6'
 

@@ -17,7 +17,7 @@ function entry(bytes: number, isAlias = false): QueuedEntry {
   const filler = 'x'.repeat(Math.max(0, bytes - 13 - String(seq).length))
   const json = `{"n":${seq},"p":"${filler}"}`
   expect(Buffer.byteLength(json)).toBe(bytes)
-  return { seq, json, bytes, isAlias, callback: undefined }
+  return { seq, at: 0, json, bytes, isAlias, callback: undefined }
 }
 
 const SENT_AT = '2026-01-01T00:00:00.000Z'
@@ -103,6 +103,7 @@ describe('MessageQueue', () => {
 describe('buildBatchBytes: the batch body written straight into bytes', () => {
   const entryOf = (json: string, bytes = Buffer.byteLength(json)): QueuedEntry => ({
     seq: 1,
+    at: 0,
     json,
     bytes,
     isAlias: false,
@@ -121,7 +122,7 @@ describe('buildBatchBytes: the batch body written straight into bytes', () => {
       ['{"messageId":"ü-1","timestamp":"2026-01-01T00:00:00.000Z",', '{"e":"東京"}'],
     ]) {
       const bytes = Buffer.byteLength(head) + Buffer.byteLength(json) - 1
-      entries.push({ seq: 1, json, bytes, head, isAlias: false, callback: undefined })
+      entries.push({ seq: 1, at: 0, json, bytes, head, isAlias: false, callback: undefined })
     }
     const bytes = buildBatchBytes(entries, SENT_AT, bodyBytes(entries))
     expect(bytes).toBeDefined()

@@ -6,10 +6,13 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     transport: { acceptsBytes: false, send: () => Promise.resolve({ status: 503, retryAfter: null }) },
     policy: { maxRetries: 3, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
     timeoutMs: 1000,
+    host: 'http://127.0.0.1:1',
+    outage: () => undefined,
     sleep: () => Promise.resolve(),
     attemptEnded: () => undefined,
     pauseSlot: () => undefined,
     resumeSlot: () => Promise.resolve(),
+    reclaimSlot: () => undefined,
     rateSlot: () => Promise.resolve(),
     now: () => 0,
     random: () => 0.5,
@@ -18,10 +21,12 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
   }
 }
 
+const REQUEST = { sinceMs: 0, isProbe: false }
+
 describe('deliverRequest', () => {
   it('names what failed during a retry wait, instead of blaming a closeAndFlush that never happened', async () => {
     const ctx = context({ sleep: () => Promise.reject(new Error('timer refused')) })
-    const error = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal).catch((err: unknown) => err)
+    const error = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal, REQUEST).catch((err: unknown) => err)
     expect(error).toBeInstanceOf(DeliveryError)
     expect((error as DeliveryError).message).toBe('/v1/batch: the wait before a retry failed (timer refused)')
     expect((error as DeliveryError).status).toBe(503)
@@ -36,7 +41,7 @@ describe('deliverRequest', () => {
           stop.abort(new TimeoutError('closeAndFlush: gave up'))
         }),
     })
-    const error = await deliverRequest('/v1/batch', '{}', ctx, stop.signal).catch((err: unknown) => err)
+    const error = await deliverRequest('/v1/batch', '{}', ctx, stop.signal, REQUEST).catch((err: unknown) => err)
     expect(error).toBeInstanceOf(TimeoutError)
     expect((error as TimeoutError).message).toMatch(/closeAndFlush timeout/)
   })
@@ -46,9 +51,9 @@ describe('deliverRequest', () => {
     let calls = 0
     const ctx = context({
       transport: { acceptsBytes: false, send: () => Promise.resolve({ status: calls++ === 0 ? 503 : 200, retryAfter: null }) },
-      attemptEnded: (_path, signal) => signals.push(signal),
+      attemptEnded: (_path, report) => signals.push(report.signal),
     })
-    await deliverRequest('/v1/alias', '{}', ctx, new AbortController().signal)
+    await deliverRequest('/v1/alias', '{}', ctx, new AbortController().signal, REQUEST)
     expect(signals).toEqual(['overload', 'success'])
   })
 })

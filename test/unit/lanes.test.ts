@@ -6,7 +6,7 @@ import type { QueuedEntry } from '../../src/queue/queue'
 let seq = 0
 function entry(isAlias = false, bytes = 100): QueuedEntry {
   seq += 1
-  return { seq, json: '{}', bytes, isAlias, callback: undefined }
+  return { seq, at: 0, json: '{}', bytes, isAlias, callback: undefined }
 }
 const always = (): boolean => true
 const fullOnly = (isFull: boolean): boolean => isFull

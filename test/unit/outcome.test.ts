@@ -3,6 +3,7 @@ import type { QueuedEntry } from '../../src/queue/queue'
 
 const entry = (seq: number, callback: QueuedEntry['callback']): QueuedEntry => ({
   seq,
+  at: 0,
   json: JSON.stringify({ type: 'track', event: `e${seq}` }),
   bytes: 10,
   isAlias: false,

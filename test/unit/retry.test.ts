@@ -14,12 +14,23 @@ describe('retry policy', () => {
     expect(backoffDelayMs(3, policy, () => 0)).toBe(0)
   })
 
+  it('keeps the first 7 retries under 1 s, and lets later ones grow to the cap', () => {
+    const long = { maxRetries: 10, baseMs: 50, capMs: 10_000, maxTotalMs: 60_000 }
+    const nearly = (): number => 0.999
+    expect([0, 1, 2, 3, 4, 5, 6].map((n) => backoffDelayMs(n, long, nearly))).toEqual([49, 99, 199, 399, 799, 999, 999])
+    expect(backoffDelayMs(7, long, nearly)).toBe(6393)
+    expect(backoffDelayMs(9, long, nearly)).toBe(9990)
+  })
+
   it('parses Retry-After as seconds or an HTTP date, capped at 30 s', () => {
     const now = Date.parse('2026-01-01T00:00:00Z')
     expect(parseRetryAfterMs('2', now)).toBe(2000)
     expect(parseRetryAfterMs('0.5', now)).toBe(500)
     expect(parseRetryAfterMs('Thu, 01 Jan 2026 00:00:03 GMT', now)).toBe(3000)
-    expect(parseRetryAfterMs('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0)
+    // A date in the past (a server clock behind ours) or zero means the normal backoff, never "now".
+    expect(parseRetryAfterMs('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBeUndefined()
+    expect(parseRetryAfterMs('0', now)).toBeUndefined()
+    expect(parseRetryAfterMs('-5', now)).toBeUndefined()
     expect(parseRetryAfterMs('3600', now)).toBe(30_000)
     expect(parseRetryAfterMs(null, now)).toBeUndefined()
     expect(parseRetryAfterMs('soon', now)).toBeUndefined()

@@ -44,7 +44,12 @@ export interface EdgeHost {
 /** Bundles `entry` of `app` and serves it in workerd (through Miniflare) or Vercel's Edge Runtime. */
 export function startEdgeHost(app: string, entry: string, runtime: 'workerd' | 'edge-runtime', date = '', flags = ''): Promise<EdgeHost> {
   // Its own process group, so that workerd, Miniflare's child, goes with it if it has to be killed.
-  const child = spawn(process.execPath, [HOST, app, entry, runtime, date, flags], { cwd: ROOT, detached: true, stdio: 'pipe' })
+  // Its temporary files (Miniflare leaves a miniflare-* directory per start) go inside the app's
+  // work directory, which packedApp's remove() deletes, not into the OS temp directory.
+  const tmp = join(app, '.tmp')
+  mkdirSync(tmp, { recursive: true })
+  const env = { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp }
+  const child = spawn(process.execPath, [HOST, app, entry, runtime, date, flags], { cwd: ROOT, detached: true, stdio: 'pipe', env })
   let output = ''
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()))
   const kill = () => {

@@ -1,0 +1,114 @@
+/**
+ * The outage breaker, as a value: a pure policy that tells a service that is down from one that is
+ * merely flaky. The scheduler feeds it what every attempt said and the clock; it touches no timer.
+ *
+ * - **Closed** (the service answers): attempts that fail count in a run; any answer that shows the
+ *   service alive (a 2xx, a 4xx, a 3xx) ends the run. The breaker opens when the run holds
+ *   `failuresToOpen` failed attempts spanning at least `minRunMs` (a busy client sees that many
+ *   failures in a row within a second only when nothing gets through), or `timeoutsToOpen`
+ *   timeouts with no answer in between (a host that accepts and never answers).
+ * - **Open**: no request starts but one probe at a time, at growing intervals (`probeBaseMs`
+ *   doubling up to `probeCapMs`, with jitter so that many instances do not probe together). A
+ *   success, of the probe or of an attempt that was already in flight, closes it.
+ */
+export interface BreakerPolicy {
+  /** Failed attempts in a row, client-wide, that open the breaker once they span `minRunMs`. */
+  readonly failuresToOpen: number
+  /** Shortest time from the first failure of the run to the one that opens the breaker, ms. */
+  readonly minRunMs: number
+  /** Timeouts with no answer in between that open the breaker whatever the time. */
+  readonly timeoutsToOpen: number
+  /** Wait before the first probe, ms; it doubles after every failed probe. */
+  readonly probeBaseMs: number
+  /** Longest wait between two probes, ms. */
+  readonly probeCapMs: number
+}
+
+/** The policy eventrail uses (chosen by measurement: docs/decisions.md, "The outage breaker"). */
+export const DEFAULT_BREAKER: BreakerPolicy = Object.freeze({
+  failuresToOpen: 8,
+  minRunMs: 1000,
+  timeoutsToOpen: 2,
+  probeBaseMs: 1000,
+  probeCapMs: 30_000,
+})
+
+/** What one attempt said about the service, for the breaker. */
+export type AttemptVerdict = 'alive' | 'failed' | 'timeout'
+
+/** The breaker's state. */
+export interface BreakerState {
+  readonly isOpen: boolean
+  /** Failed attempts in the current run (closed), or failed probes since it opened (open). */
+  readonly failures: number
+  /** When the run's first failure ended, ms; or when the breaker opened. */
+  readonly sinceMs: number
+  /** Timeouts in the current run. */
+  readonly timeouts: number
+  /** When the last timeout counted ended, ms: a timeout of an attempt started before it does not count again. */
+  readonly lastTimeoutMs: number
+  /** When the service last answered, ms: a timeout of an attempt started before that is bad luck, not an outage. */
+  readonly lastAliveMs: number
+  /** When the next probe may start, ms (open only). */
+  readonly nextProbeMs: number
+}
+
+/** A closed breaker with no failure seen. */
+export const CLOSED: BreakerState = Object.freeze({
+  isOpen: false,
+  failures: 0,
+  sinceMs: 0,
+  timeouts: 0,
+  lastTimeoutMs: -Infinity,
+  lastAliveMs: -Infinity,
+  nextProbeMs: 0,
+})
+
+/** The wait before probe number `failedProbes + 1`: `probeBaseMs × 2^failedProbes`, capped, less up to 20 % jitter. */
+export function probeDelayMs(failedProbes: number, policy: BreakerPolicy, random: () => number): number {
+  const full = Math.min(policy.probeCapMs, policy.probeBaseMs * 2 ** Math.min(failedProbes, 30))
+  return Math.round(full * (0.8 + 0.2 * random()))
+}
+
+/**
+ * The next state after an attempt that started at `startedMs` and ended at `nowMs` with `verdict`.
+ * Timeouts count in a row only when each attempt started after the last one counted had timed
+ * out (requests that hung together are one piece of evidence, not several) and after the service
+ * last answered (an attempt that hung while others got answers met bad luck). While open, only an
+ * answer counts (it closes the breaker): a failure there is a failed probe
+ * ({@link afterProbeFailed}) or an attempt that was in flight when it opened, which says nothing new.
+ */
+export function afterVerdict(
+  state: BreakerState,
+  policy: BreakerPolicy,
+  verdict: AttemptVerdict,
+  startedMs: number,
+  nowMs: number,
+  random: () => number,
+): BreakerState {
+  if (verdict === 'alive') return { ...CLOSED, lastAliveMs: nowMs }
+  if (state.isOpen) return state
+  const failures = state.failures + 1
+  const sinceMs = state.failures === 0 ? nowMs : state.sinceMs
+  const isNewTimeout = verdict === 'timeout' && startedMs >= state.lastTimeoutMs && startedMs >= state.lastAliveMs
+  const timeouts = state.timeouts + (isNewTimeout ? 1 : 0)
+  const lastTimeoutMs = isNewTimeout ? nowMs : state.lastTimeoutMs
+  const opens = timeouts >= policy.timeoutsToOpen || (failures >= policy.failuresToOpen && nowMs - sinceMs >= policy.minRunMs)
+  if (!opens) return { ...state, failures, sinceMs, timeouts, lastTimeoutMs }
+  return { ...CLOSED, isOpen: true, sinceMs: nowMs, nextProbeMs: nowMs + probeDelayMs(0, policy, random) }
+}
+
+/** The next state after a probe that failed at `nowMs`: the next one waits twice as long, up to the cap. */
+export function afterProbeFailed(state: BreakerState, policy: BreakerPolicy, nowMs: number, random: () => number): BreakerState {
+  const failures = state.failures + 1
+  return { ...state, failures, nextProbeMs: nowMs + probeDelayMs(failures, policy, random) }
+}
+
+/**
+ * When a probe may start: at `nextProbeMs`, or sooner while someone awaits a flush, but never
+ * within `probeBaseMs` of the last probe (or of the opening): an awaited `flush()` settles within
+ * about a second, and a dead service still gets at most one probe a second.
+ */
+export function probeDueMs(state: BreakerState, policy: BreakerPolicy, lastProbeMs: number, isFlushAwaited: boolean): number {
+  return isFlushAwaited ? Math.min(state.nextProbeMs, lastProbeMs + policy.probeBaseMs) : state.nextProbeMs
+}
