@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from './limits'
 import { ClientLedger, toError } from './client-ledger'
 import { callbackError } from './message/positional'
 import { createIsoClock } from './message/normalize'
-import { prepareCall, prepareParsedLine, type ParsedLine, type PrepareMessage } from './message/prepare'
+import { prepareCall, type ParsedLine, type PrepareMessage } from './message/prepare'
 import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
@@ -293,12 +293,13 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
 
   /**
    * Internal, for `importMessages`: queues a line of JSON text already parsed, validated exactly as
-   * a call's message and, when its text is already what would be sent, sent as written.
+   * a call's message and, when its text is already what would be sent, sent as written. The import
+   * gives `prepare` (`prepareParsedLine`), so that a client that never imports does not load it.
    * @internal
    */
-  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void {
+  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback, prepare: PrepareMessage<ParsedLine>): void {
     if (this.#pipeline !== undefined) this.#pipeline.enqueue(type, line.value, callback, 'import', true)
-    else this.#enqueue(type, line, callback, prepareParsedLine)
+    else this.#enqueue(type, line, callback, prepare)
   }
 
   /**

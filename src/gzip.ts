@@ -1,17 +1,11 @@
 import type * as Zlib from 'node:zlib'
 import { loadNodeBuiltin, nodeBuiltin } from './runtime'
 
-type WebStream = CompressionStream | DecompressionStream
+// Whether the host can gzip lives in runtime.ts: the client asks it at construction, and loads
+// this module only on its first compressed send (`compress` is off by default).
+export { canGzip } from './runtime'
 
-/**
- * Whether this host can gzip a body: with `node:zlib` (Node, Bun, Deno, workerd with
- * `nodejs_compat`) or the web `CompressionStream` (browsers, Workers). Vercel's Edge Runtime has
- * neither: there the client sends bodies uncompressed (see the `compress` option).
- */
-export function canGzip(): boolean {
-  // CompressionStream first: where it exists, nothing has to be loaded to answer.
-  return typeof CompressionStream === 'function' || nodeBuiltin('node:zlib') !== undefined
-}
+type WebStream = CompressionStream | DecompressionStream
 
 /**
  * `text` in UTF-8 (or those bytes themselves), gzipped: with `node:zlib` where the host has it,

@@ -51,6 +51,6 @@ export type {
   ErrorHandler,
   FetchLike,
 } from './types'
-export { importMessages } from './import/import-messages'
-export type { ImportClient } from './import/import-messages'
+export { importMessages } from './import-entry'
+export type { ImportClient } from './import/engine'
 export type { ImportOptions, ImportProgress, ImportSummary, ImportIssue, ImportSource } from './import/types'

@@ -1,4 +1,3 @@
-import removeTrailingSlash from 'remove-trailing-slash'
 import { ValidationError } from './errors'
 import { unknownOptionError, writeKeyObjectError } from './option-mistakes'
 import { MAX_TIMER_MS } from './limits'
@@ -48,8 +47,9 @@ export interface AnalyticsOptions {
    */
   errorHandler?: ErrorHandler
   /**
-   * The fetch to send with. Default: node-fetch v2 with a keep-alive agent, loaded on the first send.
-   * Pass the global `fetch`, undici's, or a proxying fetch to use that instead (node-fetch is then never loaded).
+   * The fetch to send with. Default: in Node, `node:http`/`node:https` with a keep-alive agent,
+   * loaded on the first send; in Bun, Deno and edge runtimes, the global `fetch`. Pass the global
+   * `fetch`, undici's, node-fetch's or a proxying fetch to use that instead.
    */
   fetch?: FetchLike
   /**
@@ -342,6 +342,9 @@ export const KNOWN_OPTIONS: readonly string[] = Object.freeze(Object.keys(OPTION
 
 type Defaulted = keyof typeof DEFAULTS
 
+// The host's trailing slashes go: paths (`/v1/batch`) are appended to it.
+const TRAILING_SLASHES = /\/+$/
+
 function hostOption(value: unknown): string {
   if (value === undefined) return DEFAULTS.host
   const rule = 'must be an http(s) URL such as "https://api.segment.io"'
@@ -362,7 +365,7 @@ function hostOption(value: unknown): string {
   if (value.includes('?') || value.includes('#')) {
     throw new ValidationError('host', 'must not contain a query string or a fragment ("?" or "#")', 'Analytics')
   }
-  const host = removeTrailingSlash(value.trim())
+  const host = value.trim().replace(TRAILING_SLASHES, '')
   // Copied from the service's docs, "https://api.segment.io/v1" would request /v1/v1/batch (404).
   const endpoint = /\/v1(?:\/(?:batch|import|identify|track|page|screen|group|alias))?$/i.exec(host)
   if (endpoint !== null) {

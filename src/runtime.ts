@@ -49,6 +49,16 @@ export function nodeBuiltin<T>(id: `node:${string}`): T | undefined {
 }
 
 /**
+ * Whether this host can gzip a body: with `node:zlib` (Node, Bun, Deno, workerd with
+ * `nodejs_compat`) or the web `CompressionStream` (browsers, Workers). Vercel's Edge Runtime has
+ * neither: there the client sends bodies uncompressed (see the `compress` option).
+ */
+export function canGzip(): boolean {
+  // CompressionStream first: where it exists, nothing has to be loaded to answer.
+  return typeof CompressionStream === 'function' || nodeBuiltin('node:zlib') !== undefined
+}
+
+/**
  * Imports a module whose name no bundler can see (the specifier is a variable, and webpack and
  * Vite are told to leave it alone), so that a build for Workers or the Edge Runtime never tries to
  * resolve it. Rejects where the host cannot load it.

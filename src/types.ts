@@ -120,7 +120,7 @@ export type Callback = (err: Error | undefined, batch: Message[] | undefined) =>
 /** Receives every error the library reports when set; then no flush rejects and nothing is thrown for a failed request. */
 export type ErrorHandler = (error: Error) => void
 
-/** A WHATWG-compatible fetch: the global `fetch`, undici's, node-fetch's, a proxying one. */
+/** A WHATWG-compatible fetch: the global `fetch`, undici's, node-fetch's, a proxying one, or the client's own over `node:http`. */
 export type FetchLike = (
   url: string,
   init: {

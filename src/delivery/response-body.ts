@@ -1,7 +1,7 @@
 /** Most bytes of a response body read (and thrown away) so that its connection can be reused. */
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024
 
-/** A response as the transport sees it: any of node-fetch's, WHATWG fetch's, or a FetchLike's with only `arrayBuffer()`. */
+/** A response as the transport sees it: a Node stream (the default transport's, node-fetch's), WHATWG fetch's, or a FetchLike's with only `arrayBuffer()`. */
 export interface DrainableResponse {
   readonly body?: unknown
   arrayBuffer?(): Promise<unknown>

@@ -1,7 +1,7 @@
 import type * as Http from 'node:http'
 import type * as Https from 'node:https'
-import { canGzip, gzipText } from '../gzip'
-import { base64Utf8, importAtRunTime, loadNodeBuiltin, runtimeDescription } from '../runtime'
+import { createNodeHttpFetch } from '../node-http-fetch'
+import { base64Utf8, canGzip, loadNodeBuiltin, runtimeDescription } from '../runtime'
 import { LIBRARY_NAME, VERSION } from '../version'
 import { bodyExcerpt, drainResponseBody, type DrainableResponse } from './response-body'
 import { socketGateFor, type Release, type SocketGate } from './socket-gate'
@@ -56,12 +56,11 @@ const ERROR_BODY_KEEP_BYTES = 1_024
 
 let defaultFetch: Promise<FetchLike> | undefined
 
-// node-fetch and its closure cost ~14 ms to load, node:http and node:https ~12 ms more: all are
-// loaded on the first send, not at import, and never when a `fetch` option is given; and after an
-// `await`, so never inside the caller's call. None is named where a bundler can see it: a build for
-// Workers or the Edge Runtime does not try to resolve them, and there, where node-fetch cannot
-// load, the global fetch sends. The keep-alive agents, one per protocol, are shared by every
-// instance in the process.
+// In Node, node:http or node:https (createNodeHttpFetch); elsewhere (Bun, Deno, Workers, the Edge
+// Runtime) the runtime's own fetch. node:http or node:https is loaded on the first send to such a
+// host, not at import, and never when a `fetch` option is given; and after an `await`, so never
+// inside the caller's call. Neither is named where a bundler can see it. The keep-alive agents,
+// one per protocol, are shared by every instance in the process.
 function loadDefaultFetch(): Promise<FetchLike> {
   defaultFetch ??= loadNodeFetch().then((nodeFetch) => nodeFetch ?? globalFetch)
   return defaultFetch
@@ -79,20 +78,10 @@ export function preloadDefaultFetch(): Promise<void> {
   )
 }
 
-async function loadNodeFetch(): Promise<FetchLike | undefined> {
-  let nodeFetch: FetchLike
-  try {
-    nodeFetch = ((await importAtRunTime('node-fetch')) as { default: FetchLike }).default
-  } catch {
-    return undefined
-  }
-  const [http, https] = await Promise.all([loadNodeBuiltin<typeof Http>('node:http'), loadNodeBuiltin<typeof Https>('node:https')])
-  if (typeof nodeFetch !== 'function' || !http || !https) return undefined
-  const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: FREE_SOCKET_TIMEOUT_MS }
-  const httpAgent = new http.Agent(options)
-  const httpsAgent = new https.Agent(options)
-  const agent = (url: URL) => (url.protocol === 'http:' ? httpAgent : httpsAgent)
-  return (url, init) => nodeFetch(url, { ...init, agent })
+function loadNodeFetch(): Promise<FetchLike | undefined> {
+  if (!runtimeDescription().startsWith('node ')) return Promise.resolve(undefined)
+  const pool = { maxSockets: MAX_SOCKETS_PER_HOST, freeSocketTimeoutMs: FREE_SOCKET_TIMEOUT_MS }
+  return Promise.resolve(createNodeHttpFetch((id) => loadNodeBuiltin<typeof Http | typeof Https>(id), pool))
 }
 
 // The host's fetch, called as a plain function: workerd refuses a `this` other than the global.
@@ -133,7 +122,8 @@ export function createHttpTransport(options: TransportOptions): Transport {
         ? (signal) => (gate ??= socketGateFor(new URL(options.host).origin, MAX_SOCKETS_PER_HOST)).acquire(owner, signal)
         : undefined,
     async send(path, body, signal) {
-      const payload = gzip ? await gzipText(body) : body
+      // gzip.ts is loaded on the first compressed send: `compress` is off by default.
+      const payload = gzip ? await import('../gzip').then((module) => module.gzipText(body)) : body
       const send = userFetch ?? (await loadDefaultFetch())
       // The transport's own signal, which follows the caller's: it can also end the connection
       // after the answer has arrived, when its body is too long or too slow.

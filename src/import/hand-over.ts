@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors'
 import { QUEUE_PARSED_LINE } from '../internal'
-import type { ParsedLine } from '../message/prepare'
+import type { ParsedLine, PrepareMessage } from '../message/prepare'
+import { prepareParsedLine } from '../message/prepare-line'
 import { outcomeOnly } from '../outcome'
 import type { Callback, MessageType } from '../types'
 import type { ImportClient, SourceItem } from './source'
@@ -8,7 +9,7 @@ import { decodeItem, type IdPolicy } from './to-message'
 
 // An Analytics client's internal entry for a parsed line: validated as a call is, sent as written.
 interface InternalQueues {
-  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback): void
+  [QUEUE_PARSED_LINE](type: MessageType, line: ParsedLine, callback: Callback, prepare: PrepareMessage<ParsedLine>): void
 }
 
 /** Gets the outcome of one item handed over: the item, its type (when known) and the error, if any, or that it was skipped. */
@@ -37,7 +38,8 @@ export function handOver(client: ImportClient, item: SourceItem, ids: IdPolicy, 
   const callback = outcomeOnly((err) => settle(item, type, err ?? undefined))
   const queueLine = queues[QUEUE_PARSED_LINE]
   try {
-    if (decoded.line !== undefined && typeof queueLine === 'function') queueLine.call(client, type, decoded.line, callback)
+    if (decoded.line !== undefined && typeof queueLine === 'function')
+      queueLine.call(client, type, decoded.line, callback, prepareParsedLine)
     else client[type](decoded.message as never, callback)
   } catch (err) {
     // The client reports through the callback; a throw here is a bug or a foreign client.

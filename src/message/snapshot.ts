@@ -82,8 +82,10 @@ function readMessage(type: MessageType, input: unknown, honourToJSON: boolean): 
       if (key === 'type' || key === 'sentAt') continue
       const kind = typeof value
       if ((kind === 'object' && value !== null) || kind === 'function' || kind === 'bigint') {
-        // Checked and copied after the loop (an object field), or checked as it is (timestamp).
-        if (key === 'timestamp' || isObjectField(key)) setField(snapshot, key, value)
+        // Checked and copied after the loop (an object field), or checked as it is (timestamp, and
+        // a field the spec makes a string: its toJSON must not turn a Date into a valid id).
+        if (key === 'timestamp' || isObjectField(key) || (isStringField(type, key) && !isBoxedPrimitive(value)))
+          setField(snapshot, key, value)
         else setField(snapshot, key, copier.copyField(value, key, source))
       } else {
         if (kind === 'string') copier.spend(key.length + (value as string).length + 5)
@@ -137,6 +139,37 @@ function copyObjectField(type: MessageType, name: string, value: unknown, source
 
 function isObjectField(key: string): boolean {
   return key === 'properties' || key === 'traits' || key === 'context' || key === 'integrations'
+}
+
+/**
+ * A field whose type the spec fixes as a string (or, for the ids, a number) and that validation
+ * checks for this type: the ids and `messageId` everywhere, `event` of track, `name` and
+ * `category` of page and screen. An object there (a Date, anything with a `toJSON`) is kept as it
+ * is, for validation to refuse naming the field; elsewhere (an extra field) it is sent as JSON
+ * writes it.
+ */
+function isStringField(type: MessageType, key: string): boolean {
+  switch (key) {
+    case 'userId':
+    case 'anonymousId':
+    case 'previousId':
+    case 'groupId':
+    case 'messageId':
+      return true
+    case 'event':
+      return type === 'track'
+    case 'name':
+    case 'category':
+      return type === 'page' || type === 'screen'
+    default:
+      return false
+  }
+}
+
+// `new String('u1')` is a string to JSON and to lodash.isstring (which the client once used): it
+// is unboxed by the copy, as before.
+function isBoxedPrimitive(value: unknown): boolean {
+  return value instanceof String || value instanceof Number
 }
 
 // An own "__proto__" field stays data: an assignment would set the snapshot's prototype.

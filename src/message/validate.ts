@@ -15,8 +15,8 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)
  */
 export function validateMessage(type: MessageType, message: Snapshot, checksTimestamp = true): void {
   if (type === 'alias') {
-    if (!isId(message.userId)) throw idError(type, 'userId')
-    if (!isId(message.previousId)) throw idError(type, 'previousId')
+    if (!isId(message.userId)) throw idError(type, 'userId', message.userId)
+    if (!isId(message.previousId)) throw idError(type, 'previousId', message.previousId)
     checkOptionalId(type, message.anonymousId, 'anonymousId')
     checkOptionalId(type, message.groupId, 'groupId')
   } else {
@@ -26,12 +26,12 @@ export function validateMessage(type: MessageType, message: Snapshot, checksTime
       throw new ValidationError('userId', 'or "anonymousId" is required (a non-empty string or a number)', type)
     }
     if (type === 'group') {
-      if (!isId(message.groupId)) throw idError(type, 'groupId')
+      if (!isId(message.groupId)) throw idError(type, 'groupId', message.groupId)
     } else checkOptionalId(type, message.groupId, 'groupId')
     checkOptionalId(type, message.previousId, 'previousId')
   }
   if (type === 'track' && !isNonEmptyString(message.event)) {
-    throw new ValidationError('event', 'is required and must be a non-empty string', type)
+    throw new ValidationError('event', `is required and must be a non-empty string${got(message.event)}`, type)
   }
   if (type === 'page' || type === 'screen') {
     checkOptionalString(type, message.name, 'name')
@@ -43,12 +43,12 @@ export function validateMessage(type: MessageType, message: Snapshot, checksTime
     const rule =
       timestamp instanceof Date && !Number.isNaN(timestamp.getTime())
         ? `must be a Date between the years 0000 and 9999 (got the year ${timestamp.getUTCFullYear()}, which the service drops)`
-        : 'must be a valid Date or an ISO-8601 date-time string'
+        : `must be a valid Date or an ISO-8601 date-time string${timestamp instanceof Date ? '' : got(timestamp)}`
     throw new ValidationError('timestamp', rule, type)
   }
   const messageId = message.messageId
   if (messageId != null && !isNonEmptyString(messageId)) {
-    throw new ValidationError('messageId', 'must be a non-empty string', type)
+    throw new ValidationError('messageId', `must be a non-empty string${got(messageId)}`, type)
   }
 }
 
@@ -84,8 +84,15 @@ function isNonEmptyString(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== ''
 }
 
-function idError(type: MessageType, name: string): ValidationError {
-  return new ValidationError(name, 'is required and must be a non-empty string or a number', type)
+function idError(type: MessageType, name: string, value: unknown): ValidationError {
+  return new ValidationError(name, `is required and must be a non-empty string or a number${got(value)}`, type)
+}
+
+// What a field of the wrong type held, for the error: ` (got a Date)`. Nothing for an absent
+// field or a string (blank: the rule says why), as the rule alone says what is wrong then.
+function got(value: unknown): string {
+  if (value == null || typeof value === 'string') return ''
+  return ` (got ${typeof value === 'number' ? String(value) : describeValue(value)})`
 }
 
 // An optional id that is null, undefined or a blank string is absent (and left out of the message
@@ -93,12 +100,12 @@ function idError(type: MessageType, name: string): ValidationError {
 // sees it, instead of losing the event. A required id must be a non-empty string or a number.
 function checkOptionalId(type: MessageType, value: unknown, name: string): boolean {
   if (value == null || isBlankString(value)) return false
-  if (!isId(value)) throw new ValidationError(name, 'must be a non-empty string or a finite number', type)
+  if (!isId(value)) throw new ValidationError(name, `must be a non-empty string or a finite number${got(value)}`, type)
   return true
 }
 
 function checkOptionalString(type: MessageType, value: unknown, name: string): void {
-  if (value != null && typeof value !== 'string') throw new ValidationError(name, 'must be a string', type)
+  if (value != null && typeof value !== 'string') throw new ValidationError(name, `must be a string${got(value)}`, type)
 }
 
 // Every value is a boolean (the wire spec's rule), except that a destination may take an options

@@ -16,7 +16,7 @@ import {
 // addresses). Three compatibility settings, chosen for what the host lacks:
 // - 2026-04-20 with nodejs_compat: process, Buffer, node:zlib, node:http, process.on and
 //   Timeout.unref all exist (unref from 2026-02-10, process.on from 2025-09-15, node:http from
-//   2025-08-15); node-fetch still cannot load, so the default transport is the global fetch.
+//   2025-08-15); the runtime says it is workerd, so the default transport is the global fetch.
 // - 2026-04-20 without nodejs_compat: no process, no Buffer, no node: module; timers are numbers.
 // - 2025-06-01 with nodejs_compat: process and Buffer, but no process.on, no unref, no node:http.
 const CONFIGS = [

@@ -1,5 +1,5 @@
 // Issue 11, item 12: a server whose answer is huge or never ends cannot grow the host's memory
-// or hold its sockets. Real HTTP servers on 127.0.0.1, with the default transport (node-fetch)
+// or hold its sockets. Real HTTP servers on 127.0.0.1, with the default transport (node:http)
 // and with the global fetch (a WHATWG ReadableStream body).
 import * as http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -81,7 +81,7 @@ async function startBodyServer(body: 'huge' | 'trickle'): Promise<BodyServer> {
 }
 
 const FETCHES: [string, FetchLike | undefined][] = [
-  ['the default transport (node-fetch)', undefined],
+  ['the default transport (node:http)', undefined],
   ['the global fetch', globalThis.fetch],
 ]
 

@@ -15,9 +15,9 @@ const MB = 1024 * 1024
 /**
  * The bound: with maxQueueSize 1,000 (messages of ~330 bytes), heapUsed after gc() stays under
  * baseline + 8 MB at every point of the outage (the queue itself is under 1 MB; the rest is
- * node-fetch, loaded on the first send, and compiled code), and it is flat: from the 11,000th
- * message to the 100,000th, and over the outage's retries, it grows by less than 1 MB.
- * Measured on Node 20: +0.9 MB with the queue full, +3.7 MB after node-fetch is loaded,
+ * the transport's modules, loaded on the first send, and compiled code), and it is flat: from the
+ * 11,000th message to the 100,000th, and over the outage's retries, it grows by less than 1 MB.
+ * Measured on Node 20 when node-fetch was the transport: +0.9 MB with the queue full, +3.7 MB after it was loaded,
  * +3.8 MB after 100,000 messages, +4.0 MB after a further 2 s of retries (~500 of them).
  */
 const HEAP_BOUND_BYTES = 8 * MB

@@ -5,8 +5,9 @@ import { createCollector, type Collector } from '../../src/collector'
 
 // The `fetch` option is the seam for other runtimes. The same script (fixtures/runtime-check.mjs)
 // runs the built client in Node, Bun and Deno: with the runtime's global fetch, with gzip, with
-// eventrail/testing, and last with the default transport (node-fetch). Bun and Deno come from their
-// npm packages (one platform binary each), installed once into node_modules/.cache/eventrail-runtimes
+// eventrail/testing, and last with the default transport (node:http in Node, the global fetch
+// elsewhere). Bun and Deno come from their npm packages (one platform binary each), installed once
+// into node_modules/.cache/eventrail-runtimes
 // (or EVENTRAIL_RUNTIMES_CACHE), where the next run finds them: a second `npm test` downloads
 // nothing (the OS temp directory, used before, is emptied by many CI images and by reboots, and
 // the ~200 MB were downloaded again). Each runtime has its own directory: npm prunes what it did not install itself, so a
@@ -147,8 +148,7 @@ afterEach(() => collector.close())
 interface Report {
   runtime: string
   recorded: number
-  nodeFetchWithFetchOption: string
-  nodeFetchByDefault: string
+  defaultSendsWith: string
   defaultTransport: string
 }
 
@@ -206,14 +206,13 @@ function skipped(runtime: Runtime): string {
 
 describe('runtimes', () => {
   it(
-    'Node: runs with the global fetch without ever loading node-fetch, and with node-fetch by default',
+    'Node: runs with the global fetch, with gzip, the recorder, and by default with node:http',
     async () => {
       const report = await check([process.execPath])
       expect(report).toEqual({
         runtime: `node ${process.versions.node}`,
         recorded: 1,
-        nodeFetchWithFetchOption: 'not loaded',
-        nodeFetchByDefault: 'node_modules', // the control: the same check sees node-fetch once it is used
+        defaultSendsWith: 'node:http',
         defaultTransport: 'ok',
       })
       expectEverythingArrived()
@@ -223,15 +222,13 @@ describe('runtimes', () => {
 
   const bunTest = bun.command ? it : it.skip
   bunTest(
-    `Bun ${BUN_VERSION}: runs with Bun's fetch without loading node-fetch, with gzip, the recorder, and by default with Bun's own node-fetch${skipped(bun)}`,
+    `Bun ${BUN_VERSION}: runs with Bun's fetch, with gzip, the recorder, and by default with Bun's fetch${skipped(bun)}`,
     async () => {
       const report = await check(bun.command as string[], bun.env)
       expect(report).toEqual({
         runtime: `bun ${BUN_VERSION}`,
         recorded: 1,
-        nodeFetchWithFetchOption: 'not loaded',
-        // Bun answers `import('node-fetch')` with a module of its own, built on its fetch.
-        nodeFetchByDefault: 'built-in',
+        defaultSendsWith: 'global fetch',
         defaultTransport: 'ok',
       })
       expectEverythingArrived()
@@ -241,14 +238,13 @@ describe('runtimes', () => {
 
   const denoTest = deno.command ? it : it.skip
   denoTest(
-    `Deno ${DENO_VERSION}: runs with Deno's fetch without loading node-fetch, with gzip, the recorder, and with node-fetch by default${skipped(deno)}`,
+    `Deno ${DENO_VERSION}: runs with Deno's fetch, with gzip, the recorder, and by default with Deno's fetch${skipped(deno)}`,
     async () => {
       const report = await check(deno.command as string[], deno.env)
       expect(report).toEqual({
         runtime: `deno ${DENO_VERSION}`,
         recorded: 1,
-        nodeFetchWithFetchOption: 'not loaded',
-        nodeFetchByDefault: 'node_modules',
+        defaultSendsWith: 'global fetch',
         defaultTransport: 'ok',
       })
       expectEverythingArrived()

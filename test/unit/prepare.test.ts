@@ -1,4 +1,5 @@
-import { hasLongDigitRun, prepareCall, prepareParsedLine, type ParsedLine } from '../../src/message/prepare'
+import { prepareCall, type ParsedLine } from '../../src/message/prepare'
+import { hasLongDigitRun, prepareParsedLine } from '../../src/message/prepare-line'
 import { messageText } from '../../src/message/serialize'
 import type { MessageType } from '../../src/types'
 

@@ -27,7 +27,6 @@ beforeEach(async () => {
   server = await startTestServer()
 })
 afterEach(async () => {
-  jest.dontMock('node-fetch')
   jest.resetModules()
   jest.restoreAllMocks()
   await server.close()
@@ -89,24 +88,28 @@ describe('the HTTP transport', () => {
     expect(server.messages).toEqual([{ type: 'track', event: 'Sent' }])
   })
 
-  it('sends with the global fetch by default where node-fetch cannot load', async () => {
-    jest.doMock('node-fetch', () => {
-      throw new Error("Cannot find module 'node-fetch'")
-    })
+  it("sends with the runtime's global fetch by default outside Node (here: a process that says it is Bun)", async () => {
+    const g = globalThis as { Bun?: unknown }
+    g.Bun = { version: '1.4.5' }
     const global = jest.spyOn(globalThis, 'fetch')
-    const transport = freshTransport().createHttpTransport({ writeKey: 'KEY', host: server.url, fetch: undefined, compress: false })
-    const response = await transport.send('/v1/batch', BODY, new AbortController().signal)
-    expect(response.status).toBe(200)
+    try {
+      const transport = freshTransport().createHttpTransport({ writeKey: 'KEY', host: server.url, fetch: undefined, compress: false })
+      const response = await transport.send('/v1/batch', BODY, new AbortController().signal)
+      expect(response.status).toBe(200)
+    } finally {
+      delete g.Bun
+    }
     expect(global).toHaveBeenCalledTimes(1)
     expect(global.mock.contexts[0]).toBeUndefined()
     expect(server.messages).toEqual([{ type: 'track', event: 'Sent' }])
   })
 
-  it('sends with node-fetch and its keep-alive agent by default in Node', async () => {
+  it('sends with node:http and its keep-alive agent by default in Node, never with the global fetch', async () => {
     const global = jest.spyOn(globalThis, 'fetch')
     const transport = freshTransport().createHttpTransport({ writeKey: 'KEY', host: server.url, fetch: undefined, compress: false })
     expect((await transport.send('/v1/batch', BODY, new AbortController().signal)).status).toBe(200)
     expect(global).not.toHaveBeenCalled()
     expect(server.requests[0].headers.connection).toBe('keep-alive')
+    expect(server.requests[0].headers['content-length']).toBe(String(Buffer.byteLength(BODY)))
   })
 })

@@ -15,8 +15,8 @@ const STOP_LIMIT_MS = 8_000
 
 /**
  * A user's project: the packed package (`npm pack`) unpacked into `node_modules/eventrail`, and
- * the edge functions of test/edge/fixtures. Its dependencies are not installed: a bundle for the
- * edge must not need node-fetch. Returns the directory and how to remove it.
+ * the edge functions of test/edge/fixtures. It has no dependency to install (a bundle for the edge
+ * needs none). Returns the directory and how to remove it.
  */
 export function packedApp(): { app: string; remove: () => void } {
   if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')

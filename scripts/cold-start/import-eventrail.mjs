@@ -1,0 +1,2 @@
+// `import 'eventrail'`, from the built package.
+await import('../../dist/index.js')
