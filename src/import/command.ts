@@ -63,7 +63,8 @@ interface StartPlan {
 /**
  * `eventrail import FILE …`: reads the file, imports it through a client, shows progress, writes
  * the report and the checkpoint. Resolves with the exit status: 0 every line sent, 1 some refused
- * or failed (or the checkpoint or the report could not be written), 2 a usage error (or a
+ * or failed (or the checkpoint or the report could not be written, or the service was down and
+ * the outage breaker stopped the import), 2 a usage error (or a
  * checkpoint that stops it), 130 interrupted (Ctrl+C), 143 stopped by SIGTERM.
  */
 export async function runImportCommand(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -272,6 +273,16 @@ async function importFile(
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
+  // The service is down (the client's outage breaker opened): reading on would only fail line
+  // after line. Stop as on Ctrl+C (what is in flight finishes, the checkpoint is written), exit 1.
+  let outage: string | undefined
+  analytics.on('breaker', (change) => {
+    if (change.state !== 'open' || controller.signal.aborted) return
+    outage = change.error.message.split('; the outage breaker')[0]
+    interruptStatus = 1
+    display.notice(`Stopping: ${outage}. The messages in flight finish and the checkpoint is written.`)
+    controller.abort()
+  })
   const stopMemoryBudget = keepMemoryNear(IMPORT_RSS_BUDGET_BYTES)
   if (plan.notice !== undefined) display.notice(plan.notice)
   if (start > 0) display.notice(`Resuming after line ${count(start)} (${o.checkpoint})`)
@@ -352,7 +363,7 @@ async function importFile(
     ...(o.report !== undefined ? { report: { path: o.report, error: reportError ?? null } } : {}),
   })
   if (readError !== undefined) io.stderr.write(`eventrail import: ${describeReadError(o.file, lines, readError)}\n`)
-  for (const hint of hints(o, summary, { checkpointLine, verdicts, readError })) {
+  for (const hint of hints(o, summary, { checkpointLine, verdicts, readError, outage })) {
     display.notice(hint)
   }
   const grown =
@@ -382,6 +393,8 @@ function hints(
     checkpointLine: number | undefined
     verdicts: { accepted: number; dropped: number }
     readError: unknown
+    /** Why the service was found down, when the outage breaker stopped the import. */
+    outage?: string | undefined
   },
 ): string[] {
   const out: string[] = []
@@ -396,6 +409,8 @@ function hints(
           ? 'Standard input has no checkpoint: to be able to resume, give --checkpoint FILE.'
           : `The checkpoint could not be written: --resume cannot continue from here.`,
       )
+    } else if (state.outage !== undefined) {
+      out.push(`The service is unavailable. Once it is reachable, run the same command with --resume to continue from line ${next}.`)
     } else if (s.aborted) {
       out.push(`Stopped. To continue from line ${next}, run the same command with --resume.`)
     } else if (s.stoppedAt !== undefined) {

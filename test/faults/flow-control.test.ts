@@ -91,8 +91,15 @@ describe('maxRequestsPerSecond', () => {
     await analytics.flush()
 
     // First burst: 3 singles, then the other 5 together. The second burst finds the window
-    // holding the one start of a moment ago: 2 singles, then the other 6 together.
-    expect(s.requests.map((r) => r.messages.length)).toEqual([1, 1, 1, 5, 1, 1, 6])
+    // holding the start of a moment ago (and, on a slow machine, the first singles too, when
+    // the second burst comes within their second): at most 2 singles, then the rest together.
+    const sizes = s.requests.map((r) => r.messages.length)
+    expect(sizes.slice(0, 4)).toEqual([1, 1, 1, 5])
+    const second = sizes.slice(4)
+    expect(second.reduce((sum, n) => sum + n, 0)).toBe(8)
+    expect(second.length).toBeLessThanOrEqual(3)
+    expect(second.slice(0, -1).every((n) => n === 1)).toBe(true)
+    expect(second[second.length - 1]).toBeGreaterThanOrEqual(6)
     expect(s.accepted.size).toBe(16)
   })
 })
