@@ -48,8 +48,10 @@ export async function loadClient(name) {
 
 function baselineAdapter({ BaselineClient }) {
   return {
-    create(writeKey, { host, flushAt }) {
-      const client = new BaselineClient(writeKey, { host, ...(flushAt ? { flushAt } : {}) })
+    // `shape: 'fill'`: batches that fill by size (480 KB) over 8 sockets, the shape of issue 23's baseline.
+    create(writeKey, { host, flushAt, shape }) {
+      const fill = shape === 'fill' ? { maxInFlight: 8, maxBodyBytes: 480 * 1024 } : {}
+      const client = new BaselineClient(writeKey, { host, ...(flushAt ? { flushAt } : {}), ...fill })
       return {
         track: (message) => client.track(message),
         flush: () => client.flush(),

@@ -28,11 +28,11 @@ function cpuMs(since) {
  * Tracks `count` order events like a busy server: fresh message objects, yielding to the event
  * loop every 100 calls. Returns the nanoseconds spent inside track() (message building excluded).
  */
-async function trackMany(client, count, offset = 0) {
+async function trackMany(client, count, offset = 0, perYield = CALLS_PER_YIELD) {
   let inTrack = 0n
-  const batch = new Array(CALLS_PER_YIELD)
-  for (let start = 0; start < count; start += CALLS_PER_YIELD) {
-    const n = Math.min(CALLS_PER_YIELD, count - start)
+  const batch = new Array(perYield)
+  for (let start = 0; start < count; start += perYield) {
+    const n = Math.min(perYield, count - start)
     for (let i = 0; i < n; i++) batch[i] = orderCompleted(offset + start + i)
     const t0 = process.hrtime.bigint()
     for (let i = 0; i < n; i++) client.track(batch[i])
@@ -69,13 +69,14 @@ export async function caller({ clientName, host, calls }) {
 }
 
 /** Scenario 2: events per second delivered and acknowledged. */
-export async function throughput({ clientName, host, events, flushAt }) {
+export async function throughput({ clientName, host, events, flushAt, shape }) {
   const adapter = await loadClient(clientName)
-  const client = adapter.create('bench-write-key', { host, flushAt })
+  const client = adapter.create('bench-write-key', { host, flushAt, shape })
   gcNow()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
-  await trackMany(client, events)
+  // 'fill': a producer that queues as fast as it can (a yield every 1,000 calls, not 100).
+  await trackMany(client, events, 0, shape === 'fill' ? 1_000 : CALLS_PER_YIELD)
   await client.flush()
   const wallMs = performance.now() - t0
   return {
@@ -166,15 +167,19 @@ export async function tenants({ clientName, host, tenants: count, idleWaitMs }, 
   const sinkIdle = await checkpoint('idle')
   let later = {}
   let sinkLater = {}
+  let heldLater
   if (idleWaitMs > 0) {
     await sleep(idleWaitMs)
     later = timers.count()
     sinkLater = await checkpoint('idle-later')
+    gcNow()
+    heldLater = heapAndExternal() - before
   }
   let failed = 0
   for (const instance of instances) failed += instance.failed()
   return {
     bytesPerInstance: held / count,
+    bytesPerIdleInstance: heldLater === undefined ? undefined : heldLater / count,
     createAndTrackMs: createdMs,
     flushAllMs,
     totalMs: createdMs + flushAllMs,

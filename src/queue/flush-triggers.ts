@@ -15,6 +15,7 @@ export class FlushTriggers {
   #lastSeq = 0
   #hasFlushed = false
   #deferredSeq = 0
+  #isPumpPending = false
   #lastFlushMs = 0
   #interval: Timer | undefined
 
@@ -34,12 +35,34 @@ export class FlushTriggers {
     return this.#dueSeq
   }
 
-  /** A message was queued as number `seq`, with `queued` messages now waiting. */
-  afterEnqueue(seq: number, queued: number): void {
+  /**
+   * A message was queued as number `seq`, with `queued` messages now waiting; `isBatchFull` when
+   * the batchable messages queued fill a request (500 KB): a full batch goes out whatever
+   * `flushAt` says (the lanes let it), since waiting cannot make its request bigger; with a large
+   * `flushAt`, a producer's batches then go out as they fill instead of all at its end.
+   */
+  afterEnqueue(seq: number, queued: number, isBatchFull: boolean): void {
     this.#lastSeq = seq
     if (!this.#hasFlushed || this.#flushAt === 1) this.flushThrough(seq)
     else if (queued >= this.#flushAt) this.flushSoon(seq)
-    else this.armInterval()
+    else {
+      if (isBatchFull) this.#pumpSoon()
+      this.armInterval()
+    }
+  }
+
+  // After the caller's synchronous run of calls, like flushSoon, without making anything due.
+  #pumpSoon(): void {
+    if (this.#isPumpPending) return
+    this.#isPumpPending = true
+    void Promise.resolve().then(() => {
+      this.#isPumpPending = false
+      try {
+        this.#pump()
+      } catch (err) {
+        this.#report(err)
+      }
+    })
   }
 
   /** Makes every message up to `seq` due, now, and sends what may be sent. */
@@ -75,7 +98,7 @@ export class FlushTriggers {
   /** Makes every message up to `seq` due right after the caller's synchronous run of calls. */
   flushSoon(seq: number): void {
     const pending = this.#deferredSeq !== 0
-    this.#deferredSeq = seq
+    if (seq > this.#deferredSeq) this.#deferredSeq = seq
     if (pending) return
     void Promise.resolve().then(() => {
       const target = this.#deferredSeq

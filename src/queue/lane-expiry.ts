@@ -42,6 +42,13 @@ export class LaneExpiry {
     this.#arm(this.#lanes.firstAt + this.#budgetMs - Date.now())
   }
 
+  /** Cancels the timer, if one is armed. */
+  stop(): void {
+    if (this.#timer === undefined) return
+    this.#timers.stop(this.#timer)
+    this.#timer = undefined
+  }
+
   #arm(ms: number): void {
     this.#timer = this.#timers.start(
       () => {

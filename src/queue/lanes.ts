@@ -40,14 +40,16 @@ export class Lanes {
   }
 
   /**
-   * The lane of the next request, when a message queued up to `dueSeq` waits there: the lane whose
-   * first message is older. The batch lane is passed over unless `mayTakeBatch` (told whether the
+   * The lane of the next request, when a message queued up to `dueSeq` waits there, or the batch
+   * lane holds a full batch: the lane whose first message is older. The batch lane is passed over unless `mayTakeBatch` (told whether the
    * batch would be full) allows it.
    */
   next(dueSeq: number, mayTakeBatch: (isFull: boolean) => boolean, maxBodyBytes: number): LaneName | undefined {
     const batchSeq = this.#batch.at(0)?.seq ?? Infinity
     const aliasSeq = this.#alias.at(0)?.seq ?? Infinity
-    const isBatchReady = batchSeq <= dueSeq && batchSeq !== Infinity && mayTakeBatch(this.hasFullBatch(maxBodyBytes))
+    // A full batch goes whether its messages are due or not: waiting cannot make it bigger.
+    const isFull = this.hasFullBatch(maxBodyBytes)
+    const isBatchReady = batchSeq !== Infinity && (batchSeq <= dueSeq || isFull) && mayTakeBatch(isFull)
     if (isBatchReady && batchSeq < aliasSeq) return 'batch'
     if (aliasSeq <= dueSeq && aliasSeq !== Infinity) return 'alias'
     return isBatchReady ? 'batch' : undefined

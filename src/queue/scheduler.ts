@@ -10,6 +10,7 @@ import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
 import { HeldTimers } from './held-timers'
+import { markBusy, markIdle, type IdleReleasable } from './idle-release'
 import { LaneExpiry } from './lane-expiry'
 import { Lanes, type LaneName } from './lanes'
 import type { BreakerStatus, OutageBreaker } from './outage'
@@ -38,7 +39,7 @@ export interface SchedulerHooks {
  * is due, starts requests while an in-flight slot and the request rate allow, gives every message
  * its outcome, and wakes the `flush()` waiters. Shutdown and the drain before exit are here too.
  */
-export class FlushScheduler implements Drainable {
+export class FlushScheduler implements Drainable, IdleReleasable {
   readonly #options: ResolvedOptions
   readonly #hooks: SchedulerHooks
   readonly #lanes = new Lanes()
@@ -122,8 +123,11 @@ export class FlushScheduler implements Drainable {
     }
     this.#lanes.push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback })
     this.#pendingBytes += bytes
-    if (++this.#pendingCount === 1) holdsWork(this)
-    this.#triggers.afterEnqueue(this.#seq, this.#lanes.length)
+    if (++this.#pendingCount === 1) {
+      holdsWork(this)
+      markBusy(this)
+    }
+    this.#triggers.afterEnqueue(this.#seq, this.#lanes.length, !isAlias && this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
     if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
     return undefined
   }
@@ -285,11 +289,24 @@ export class FlushScheduler implements Drainable {
     for (let n = this.#waiters.resolveBelow(this.#firstPendingSeq()); n > 0; n--) this.#timers.hold(-1)
     if (this.#pendingCount === 0) {
       releasesWork(this)
+      if (this.#options.enable) markIdle(this)
       if (this.#draining) {
         this.#draining = false
         this.#timers.hold(-1)
       }
     }
+  }
+
+  /**
+   * Idle for a while (a multi-tenant process keeps thousands of instances, most of them quiet):
+   * the slots, limits, rate log, delivery context and breaker go, to be made again on the next
+   * send. Not while the breaker is open: a service that is down stays known to be down.
+   */
+  releaseIdle(): void {
+    if (this.#pendingCount > 0 || this.#send.outage?.isOpen === true) return
+    this.#send.release()
+    this.#expiry?.stop()
+    this.#expiry = undefined
   }
 
   #firstPendingSeq(): number {

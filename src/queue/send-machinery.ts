@@ -73,6 +73,18 @@ export class SendMachinery {
       : { active: slots.active, limit: slots.limit }
   }
 
+  /**
+   * Lets every part go (an instance idle long enough: see `idle-release.ts`); each is made again
+   * on the next send. The in-flight limits start over from their initial values then.
+   */
+  release(): void {
+    this.#slots = undefined
+    this.#batches = undefined
+    this.#rate = undefined
+    this.#context = undefined
+    this.#outage = undefined
+  }
+
   get context(): DeliveryContext {
     if (this.#context !== undefined) return this.#context
     const hooks = this.#hooks

@@ -1,0 +1,30 @@
+import { Analytics } from '../../src'
+import { startFaultServer, type FaultServer } from './fault-server'
+import { trackMessage } from './outcomes'
+
+// A batch that is full (its messages fill a 500 KB request) goes out whatever flushAt says:
+// waiting cannot make its request bigger, and a producer with a large flushAt would otherwise
+// send everything at its end.
+
+let server: FaultServer
+afterEach(async () => server.close())
+
+it('with flushAt 100,000, full batches are sent while the producer is still queueing', async () => {
+  server = await startFaultServer()
+  const analytics = new Analytics('k', { host: server.url, flushAt: 100_000, flushInterval: 0, errorHandler: () => undefined })
+  const padding = 'p'.repeat(900)
+  // ~1 KB each: 2,000 messages fill about four requests.
+  for (let i = 0; i < 2_000; i++) analytics.track(trackMessage(`m${i}`, { padding }))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  // Sent before any flush(): the full batches. The last, partial one waits for a flush rule.
+  const before = server.requests.length
+  expect(before).toBeGreaterThanOrEqual(3)
+  expect(server.requests.every((r) => r.raw.length <= 500 * 1024)).toBe(true)
+  // The first message went alone (the first message flushes at once); the others, full.
+  expect(server.requests[0].messages).toHaveLength(1)
+  expect(server.requests.slice(1).every((r) => r.raw.length > 400 * 1024)).toBe(true)
+  expect(analytics.stats().queued).toBeGreaterThan(0)
+  await analytics.flush()
+  expect(server.accepted.size).toBe(2_000)
+  await analytics.closeAndFlush()
+})
