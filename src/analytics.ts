@@ -71,7 +71,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     const ledger = new ClientLedger(this.#options, this.#observers)
     this.#ledger = ledger
     this.#scheduler = new FlushScheduler(this.#options, {
-      requestDone: (path, entries, bytes, error) => ledger.requestDone(path, entries.length, bytes, error),
+      requestDone: (path, entries, bytes, error, durationMs) => ledger.requestDone(path, entries.length, bytes, error, durationMs),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
       breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),

@@ -110,20 +110,23 @@ export class ClientLedger {
     else if (throwIfUnhandled) throw error
   }
 
-  /** A request's outcome: `count` messages of `bytes` sent to `path`, or failed with `error`. */
-  requestDone(path: string, count: number, bytes: number, error: Error | undefined): void {
+  /**
+   * A request's outcome: `count` messages of `bytes` sent to `path`, or failed with `error`;
+   * `durationMs` from the request's start, when it was started.
+   */
+  requestDone(path: string, count: number, bytes: number, error: Error | undefined, durationMs?: number): void {
     this.#completed += count
     if (error === undefined) {
       // With `enable: false` nothing was sent: the messages have their outcome, but no request happened.
       if (!this.#options.enable) return
       this.#sent += count
       this.#requests += 1
-      this.#observers.emit('flush', { path, count, bytes })
+      this.#observers.emit('flush', { path, count, bytes, durationMs: durationMs ?? 0 })
       return
     }
     this.#failed += count
     bump(this.#failedBy, failureReason(error), count)
-    this.#observers.emit('drop', { error, count })
+    this.#observers.emit('drop', durationMs === undefined ? { error, count } : { error, count, durationMs })
     // An outage is reported once, when the breaker opens (see `breakerOpened`), not per request.
     if (!(error instanceof ServiceUnavailableError)) this.report(error)
   }

@@ -10,6 +10,8 @@ export interface FlushInfo {
   readonly count: number
   /** Bytes of the (uncompressed) request body. */
   readonly bytes: number
+  /** From the request's start to its outcome (retries included), ms. */
+  readonly durationMs: number
 }
 
 /** Messages that will not be delivered: reported to `on('drop')` listeners. */
@@ -18,6 +20,8 @@ export interface DropInfo {
   readonly error: Error
   /** How many messages. */
   readonly count: number
+  /** For messages whose request failed: from the request's start to its outcome, ms. */
+  readonly durationMs?: number
 }
 
 /**

@@ -1,12 +1,14 @@
-import type { Attributes, BatchObservableResult, Meter, Observable } from '@opentelemetry/api'
+import type { Attributes, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api'
 import { ValidationError } from '../errors'
-import type { AnalyticsStats } from '../observe'
+import type { AnalyticsEvents, AnalyticsStats } from '../observe'
 import { healthPoints, type HealthPoints, type Point } from './totals'
 
 /** Anything with `stats()`: an `Analytics` client. */
 export interface StatsSource {
   /** The client's counts now: see `Analytics.stats()`. */
   stats(): AnalyticsStats
+  /** Its events (an `Analytics` client has them): each request's duration is recorded from `flush` and `drop`. */
+  on?<K extends keyof AnalyticsEvents>(event: K, listener: (payload: AnalyticsEvents[K]) => void): unknown
 }
 
 /** Options of {@link instrument}. */
@@ -69,14 +71,60 @@ export function instrument(
         : () => [clients as StatsSource]
   const instruments = createInstruments(meter)
   const observables = Object.values(instruments) as Observable[]
+  const durations = recordDurations(meter, name, perInstance)
+  durations.watch(list())
   const callback = (result: BatchObservableResult): void => {
     const stats: AnalyticsStats[] = []
-    for (const client of list()) stats.push(client.stats())
+    const clientsNow = [...list()]
+    durations.watch(clientsNow)
+    for (const client of clientsNow) stats.push(client.stats())
     const groups = perInstance ? stats.map((s, i) => [`${name}/${i}`, [s]] as const) : [[name, stats] as const]
     for (const [componentName, members] of groups) observe(result, instruments, healthPoints(members), componentName)
   }
   meter.addBatchObservableCallback(callback, observables)
-  return { stop: () => meter.removeBatchObservableCallback(callback, observables) }
+  return {
+    stop: () => {
+      durations.stop()
+      meter.removeBatchObservableCallback(callback, observables)
+    },
+  }
+}
+
+/**
+ * Request durations, the one figure `stats()` cannot give: a histogram recorded per request (not
+ * per message) from each client's `flush` and `drop` events. Clients are watched as they are seen
+ * (at `instrument()` and at every collection, so tenants that come later count from then on).
+ */
+function recordDurations(meter: Meter, name: string, perInstance: boolean): { watch(clients: Iterable<StatsSource>): void; stop(): void } {
+  const histogram: Histogram = meter.createHistogram('eventrail.exporter.operation.duration', {
+    unit: 's',
+    description: 'Time from a request’s start to its outcome, retries included (failed: by error.type)',
+  })
+  const seen = new WeakSet<StatsSource>()
+  let index = 0
+  let isStopped = false
+  return {
+    watch(clients) {
+      for (const client of clients) {
+        if (seen.has(client) || typeof client.on !== 'function') continue
+        seen.add(client)
+        const base: Attributes = {
+          'otel.component.type': 'eventrail_client',
+          'otel.component.name': perInstance ? `${name}/${index++}` : name,
+        }
+        client.on('flush', (info) => {
+          if (!isStopped) histogram.record(info.durationMs / 1000, base)
+        })
+        client.on('drop', (info) => {
+          if (!isStopped && info.durationMs !== undefined)
+            histogram.record(info.durationMs / 1000, { ...base, 'error.type': info.error.name })
+        })
+      }
+    },
+    stop() {
+      isStopped = true
+    },
+  }
 }
 
 type Instruments = ReturnType<typeof createInstruments>

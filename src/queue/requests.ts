@@ -12,12 +12,14 @@ export interface Request {
   readonly isPartial: boolean
   /** Aborted when the client gives up on it (the closeAndFlush timeout); one per request. */
   readonly stop: AbortController
+  /** When it started, ms: its duration goes to `flush` and `drop` listeners. */
+  readonly startedMs: number
 }
 
 /** The request for `entries`: an alias alone to `/v1/alias`, anything else to `/v1/batch`. */
 export function createRequest(entries: QueuedEntry[], isPartial: boolean): Request {
   const path = entries[0].isAlias ? '/v1/alias' : '/v1/batch'
-  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop: new AbortController() }
+  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop: new AbortController(), startedMs: Date.now() }
 }
 
 /**

@@ -23,7 +23,7 @@ export type { FlushOutcome } from './flush-waiters'
 /** What the scheduler tells its owner. */
 export interface SchedulerHooks {
   /** A request ended: delivered (`error` undefined) or failed for good. Called before callbacks run. */
-  requestDone(path: string, entries: readonly QueuedEntry[], bytes: number, error: Error | undefined): void
+  requestDone(path: string, entries: readonly QueuedEntry[], bytes: number, error: Error | undefined, durationMs?: number): void
   /** A request is about to be retried. */
   retry(info: RetryInfo): void
   /** Something the library could not hand to anyone else (a callback threw). */
@@ -273,17 +273,17 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       }
       error = refusedAlone(request, error)
     }
-    this.#complete(request.entries, request.path, request.bytes, error)
+    this.#complete(request.entries, request.path, request.bytes, error, Date.now() - request.startedMs)
     // A probe that failed: what waited for it fails now too, rather than at the next one.
     if (error instanceof ServiceUnavailableError && this.#send.outage?.isOpen === true) this.#failWaiting(error)
     this.#pump()
   }
 
   // Every entry ends here, once: counts, hooks, the flush waiters, callbacks. Entries are in order.
-  #complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined): void {
+  #complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined, durationMs?: number): void {
     this.#pendingCount -= entries.length
     for (const entry of entries) this.#pendingBytes -= entry.bytes
-    this.#hooks.requestDone(path, entries, bytes, error)
+    this.#hooks.requestDone(path, entries, bytes, error, durationMs)
     this.#waiters.record(entries, entries[0].seq, error)
     settle(entries, error, (err) => this.#hooks.report(err))
     for (let n = this.#waiters.resolveBelow(this.#firstPendingSeq()); n > 0; n--) this.#timers.hold(-1)

@@ -99,4 +99,26 @@ describe('instrument(): client health in OpenTelemetry', () => {
     expect(() => instrument(a, {} as never)).toThrow('instrument: "meter" must be an OpenTelemetry Meter (metrics.getMeter(\'eventrail\'))')
     expect(() => instrument(a, { meter: provider.getMeter('x'), name: '' })).toThrow('instrument: "name" must be a non-empty string')
   })
+
+  it('records the duration of each request in a histogram, failed ones by error.type, clients that come later included', async () => {
+    const meter = provider.getMeter('eventrail-test')
+    const tenants: Analytics[] = []
+    const handle = instrument(() => tenants, { meter })
+    const a = new Analytics('key-a', { host: server.url, errorHandler: () => undefined })
+    tenants.push(a)
+    await collect() // a is seen here, at a collection: counted from now on
+    a.track({ userId: 'u1', event: 'Kept' })
+    a.track({ userId: 'u1', event: 'Rejected' })
+    await a.flush()
+    const m = await collect()
+    handle.stop()
+    const points = m['eventrail.exporter.operation.duration'] as unknown as [Record<string, unknown>, { count: number; sum: number }][]
+    const ok = points.find(([attrs]) => attrs['error.type'] === undefined)?.[1]
+    const failed = points.find(([attrs]) => attrs['error.type'] === 'DeliveryError')?.[1]
+    expect(ok?.count).toBeGreaterThanOrEqual(1)
+    expect(failed?.count).toBe(1)
+    expect(ok!.sum).toBeGreaterThanOrEqual(0)
+    expect(ok!.sum).toBeLessThan(60)
+    for (const [attrs] of points) expect(JSON.stringify(attrs)).not.toContain('key-a')
+  })
 })
