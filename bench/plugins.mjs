@@ -8,6 +8,7 @@
 
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { startSink } from './lib/sink-process.mjs'
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback)
@@ -19,7 +20,13 @@ if (process.argv[2] === '--child') {
   const { Analytics } = await import('../dist/index.js')
   const kind = process.argv[3]
   const calls = Number(process.argv[4])
-  const options = { enable: false, flushAt: 1000, maxQueueSize: calls + 1, maxQueueBytes: 2 ** 31 - 1 }
+  // With a sink's URL: the client CPU per event as the issue counts it, sending included (default
+  // options, the caller yielding every 100 calls like a busy server, until every event is acknowledged).
+  const host = process.argv[5]
+  const options =
+    host === undefined
+      ? { enable: false, flushAt: 1000, maxQueueSize: calls + 1, maxQueueBytes: 2 ** 31 - 1 }
+      : { host, errorHandler: () => {} }
   const noop = (i) => ({ name: `noop-${i}`, process() {} })
   if (kind === 'plugins-1') options.plugins = [noop(0)]
   if (kind === 'plugins-10') options.plugins = Array.from({ length: 10 }, (_, i) => noop(i))
@@ -41,15 +48,38 @@ if (process.argv[2] === '--child') {
   for (let i = 0; i < 20_000; i++) analytics.track(message(i)) // warm up
   await analytics.flush()
   const cpu0 = process.cpuUsage()
-  for (let i = 0; i < calls; i++) analytics.track(message(i))
+  for (let i = 0; i < calls; i++) {
+    analytics.track(message(i))
+    if (host !== undefined && i % 100 === 99) await new Promise((resolve) => setImmediate(resolve))
+  }
+  if (host !== undefined) await analytics.flush()
   const cpu = process.cpuUsage(cpu0)
   await analytics.flush()
   process.send({ nsPerCall: ((cpu.user + cpu.system) * 1000) / calls })
 } else {
+  const sink = startSink()
+  const host = `http://127.0.0.1:${await sink.ready}`
+  const call = await measureAll([])
+  const cpu = await measureAll([host])
+  sink.child.kill()
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  console.log(
+    `| case | ns per track() (median of ${ROUNDS}) | vs no plugins | client CPU per event, sending included (ns) | vs no plugins |`,
+  )
+  console.log('| --- | ---: | ---: | ---: | ---: |')
+  for (const kind of CASES) {
+    const [a, b] = [median(call[kind]), median(cpu[kind])]
+    console.log(
+      `| ${kind} | ${a.toFixed(0)} | ${(a / median(call.none)).toFixed(2)}x | ${b.toFixed(0)} | ${(b / median(cpu.none)).toFixed(2)}x |`,
+    )
+  }
+}
+
+async function measureAll(extra) {
   const results = Object.fromEntries(CASES.map((c) => [c, []]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of CASES) {
-      const child = fork(fileURLToPath(import.meta.url), ['--child', kind, String(CALLS)], {
+      const child = fork(fileURLToPath(import.meta.url), ['--child', kind, String(CALLS), ...extra], {
         env: { ...process.env, NODE_ENV: 'production' },
       })
       const { nsPerCall } = await new Promise((resolve, reject) => {
@@ -60,9 +90,5 @@ if (process.argv[2] === '--child') {
       results[kind].push(nsPerCall)
     }
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  const base = median(results.none)
-  console.log(`| case | ns per track() (median of ${ROUNDS}) | vs no plugins |`)
-  console.log('| --- | ---: | ---: |')
-  for (const kind of CASES) console.log(`| ${kind} | ${median(results[kind]).toFixed(0)} | ${(median(results[kind]) / base).toFixed(2)}x |`)
+  return results
 }
