@@ -72,9 +72,10 @@ export function probeDelayMs(failedProbes: number, policy: BreakerPolicy, random
 
 /**
  * The next state after an attempt that started at `startedMs` and ended at `nowMs` with `verdict`.
- * Timeouts count in a row only when each attempt started after the last one counted had timed
- * out (requests that hung together are one piece of evidence, not several) and after the service
- * last answered (an attempt that hung while others got answers met bad luck). While open, only an
+ * A failure counts only when its attempt started after the service last answered (one that hung
+ * or failed while others got answers met bad luck), and timeouts count in a row only when each
+ * attempt started after the last one counted had timed out (requests that hung together are one
+ * piece of evidence, not several). While open, only an
  * answer counts (it closes the breaker): a failure there is a failed probe
  * ({@link afterProbeFailed}) or an attempt that was in flight when it opened, which says nothing new.
  */
@@ -88,9 +89,12 @@ export function afterVerdict(
 ): BreakerState {
   if (verdict === 'alive') return { ...CLOSED, lastAliveMs: nowMs }
   if (state.isOpen) return state
+  // An attempt that started before the service last answered met bad luck, not an outage: the
+  // service answered after it started (a request that hung while others got through).
+  if (startedMs < state.lastAliveMs) return state
   const failures = state.failures + 1
   const sinceMs = state.failures === 0 ? nowMs : state.sinceMs
-  const isNewTimeout = verdict === 'timeout' && startedMs >= state.lastTimeoutMs && startedMs >= state.lastAliveMs
+  const isNewTimeout = verdict === 'timeout' && startedMs >= state.lastTimeoutMs
   const timeouts = state.timeouts + (isNewTimeout ? 1 : 0)
   const lastTimeoutMs = isNewTimeout ? nowMs : state.lastTimeoutMs
   const opens = timeouts >= policy.timeoutsToOpen || (failures >= policy.failuresToOpen && nowMs - sinceMs >= policy.minRunMs)

@@ -13,6 +13,10 @@
  *   decrease says nothing about the new limit (TCP's rule), and no two decreases come closer than
  *   `decreaseIntervalMs`, so a flaky minority of answers cannot drive the limit to the floor while
  *   most requests succeed; a service that keeps failing reaches the floor in log2(ceiling) steps.
+ *   Unless most answers since the last decrease are overload signals (at least
+ *   {@link QUICK_DECREASE_SIGNALS}, more than the successes): then the limit halves at once, so that it
+ *   converges to what a service that serves few requests at a time takes (an increase of one per
+ *   success would outrun one halving a second).
  */
 export interface LimitPolicy {
   /** Fewest requests in flight the limit shrinks to (at least 1). */
@@ -45,11 +49,18 @@ export interface InFlightPolicy {
   readonly partialBatches: number
 }
 
+/** Overload signals since the last decrease that, outnumbering the successes, halve the limit at once. */
+export const QUICK_DECREASE_SIGNALS = 4
+
 /** The state of the limit: its value, when it last shrank, and the base round trip. */
 export interface InFlightLimit {
   readonly limit: number
   /** When the limit last shrank (ms on the caller's clock), or -Infinity. */
   readonly decreasedAtMs: number
+  /** Overload signals (of attempts started after the last decrease) since the last decrease. */
+  readonly overloads: number
+  /** Successes since the last decrease. */
+  readonly successes: number
   /** The lowest round trip of a success seen, drifting up 1/64 of the way to each slower one; Infinity before any. */
   readonly baseRttMs: number
 }
@@ -62,7 +73,13 @@ export type AttemptSignal = 'success' | 'overload' | 'neutral'
 
 /** The limit a new client starts with. */
 export function startLimit(policy: LimitPolicy): InFlightLimit {
-  return { limit: Math.min(policy.ceiling, Math.max(policy.floor, policy.initial)), decreasedAtMs: -Infinity, baseRttMs: Infinity }
+  return {
+    limit: Math.min(policy.ceiling, Math.max(policy.floor, policy.initial)),
+    decreasedAtMs: -Infinity,
+    overloads: 0,
+    successes: 0,
+    baseRttMs: Infinity,
+  }
 }
 
 /** After a request the service accepted in `rttMs`: one more slot when work was waiting for one and the round trip has not grown. */
@@ -70,13 +87,28 @@ export function afterSuccess(state: InFlightLimit, policy: LimitPolicy, isWorkWa
   const base = state.baseRttMs
   const baseRttMs = rttMs <= base ? rttMs : base + (rttMs - base) / 64
   const grows = isWorkWaiting && state.limit < policy.ceiling && rttMs <= Math.max(MIN_BASE_RTT_MS, baseRttMs) * policy.latencyTolerance
-  return { limit: grows ? state.limit + 1 : state.limit, decreasedAtMs: state.decreasedAtMs, baseRttMs }
+  return {
+    limit: grows ? state.limit + 1 : state.limit,
+    decreasedAtMs: state.decreasedAtMs,
+    overloads: state.overloads,
+    successes: state.successes + 1,
+    baseRttMs,
+  }
 }
 
 /** After an overload signal from an attempt that started at `startedMs`: half the slots, once per episode. */
 export function afterOverload(state: InFlightLimit, policy: LimitPolicy, startedMs: number, nowMs: number): InFlightLimit {
-  if (startedMs < state.decreasedAtMs || nowMs - state.decreasedAtMs < policy.decreaseIntervalMs) return state
-  return { limit: Math.max(policy.floor, Math.floor(state.limit / 2)), decreasedAtMs: nowMs, baseRttMs: state.baseRttMs }
+  if (startedMs < state.decreasedAtMs) return state
+  const overloads = state.overloads + 1
+  const isMostlyOverload = overloads >= QUICK_DECREASE_SIGNALS && overloads > state.successes
+  if (nowMs - state.decreasedAtMs < policy.decreaseIntervalMs && !isMostlyOverload) return { ...state, overloads }
+  return {
+    limit: Math.max(policy.floor, Math.floor(state.limit / 2)),
+    decreasedAtMs: nowMs,
+    overloads: 0,
+    successes: 0,
+    baseRttMs: state.baseRttMs,
+  }
 }
 
 /** The next state after an attempt ended with `signal`. */

@@ -83,6 +83,14 @@ describe('the outage breaker (pure policy, injected clock)', () => {
     ).toBe(true)
   })
 
+  it('does not count failures of attempts that started before the service last answered', () => {
+    // Seven requests hung from before an answer at 500 ms, and time out 10 s later: no outage.
+    const stale = Array.from({ length: 7 }, (_, i): [AttemptVerdict, number, number] => ['timeout', 10_000 + i * 200, i])
+    const state = run([['failed', 400, 399], ['alive', 500], ...stale, ['failed', 11_500, 11_499]])
+    expect(state.isOpen).toBe(false)
+    expect(state.failures).toBe(1)
+  })
+
   it('counts requests that hung together as one timeout: the second must have started after the first timed out', () => {
     expect(
       run([

@@ -102,3 +102,29 @@ describe('the adaptive in-flight limit', () => {
     expect(state.limit).toBe(3)
   })
 })
+
+describe('quick decreases when most answers are overload signals', () => {
+  const policy = { floor: 1, ceiling: 64, initial: 32, decreaseIntervalMs: 1000, holdsSlotWhileWaiting: false, latencyTolerance: Infinity }
+
+  it('halves at once when overload signals outnumber successes since the last decrease (a service that serves few at a time)', () => {
+    let state = afterOverload(startLimit(policy), policy, 0, 10) // the first decrease: 16
+    expect(state.limit).toBe(16)
+    state = afterSuccess(state, policy, true, 5)
+    for (let i = 0; i < 3; i++) state = afterOverload(state, policy, 11, 12)
+    expect(state.limit).toBe(17) // 3 overloads against 1 success: not yet
+    state = afterOverload(state, policy, 11, 12)
+    expect(state.limit).toBe(8) // 4 overloads, more than the successes: well within the second
+  })
+
+  it('keeps to one decrease a second while most answers succeed (a quarter failing at random)', () => {
+    let state = afterOverload(startLimit(policy), policy, 0, 10)
+    for (let i = 0; i < 30; i++) {
+      state = afterSuccess(state, policy, true, 5)
+      state = afterSuccess(state, policy, true, 5)
+      state = afterSuccess(state, policy, true, 5)
+      state = afterOverload(state, policy, 11, 20 + i)
+    }
+    // 90 successes grew it to the ceiling; the 30 overloads, a quarter, halved it no more.
+    expect(state.limit).toBe(64)
+  })
+})
