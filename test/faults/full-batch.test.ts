@@ -1,5 +1,5 @@
 import { Analytics } from '../../src'
-import { startFaultServer, type FaultServer } from './fault-server'
+import { startFaultServer, until, type FaultServer } from './fault-server'
 import { trackMessage } from './outcomes'
 
 // A batch that is full (its messages fill a 500 KB request) goes out whatever flushAt says:
@@ -15,10 +15,9 @@ it('with flushAt 100,000, full batches are sent while the producer is still queu
   const padding = 'p'.repeat(900)
   // ~1 KB each: 2,000 messages fill about four requests.
   for (let i = 0; i < 2_000; i++) analytics.track(trackMessage(`m${i}`, { padding }))
-  await new Promise((resolve) => setTimeout(resolve, 300))
   // Sent before any flush(): the full batches. The last, partial one waits for a flush rule.
-  const before = server.requests.length
-  expect(before).toBeGreaterThanOrEqual(3)
+  await until(() => server.accepted.size >= 1 + 3 * 400, 10_000, 'the full batches')
+  await new Promise((resolve) => setTimeout(resolve, 100))
   expect(server.requests.every((r) => r.raw.length <= 500 * 1024)).toBe(true)
   // The first message went alone (the first message flushes at once); the others, full.
   expect(server.requests[0].messages).toHaveLength(1)
