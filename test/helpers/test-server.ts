@@ -69,3 +69,26 @@ export async function startTestServer(respond: TestServer['respond'] = () => 200
       }),
   }
 }
+
+/**
+ * For a test file: a fresh test server before each test (handed to `onServer`), closed after it,
+ * and no unhandled rejection allowed during the test.
+ */
+export function serveEachTest(onServer: (server: TestServer) => void): void {
+  let server: TestServer | undefined
+  let unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => {
+    unhandled.push(reason)
+  }
+  beforeAll(() => process.on('unhandledRejection', onUnhandled))
+  afterAll(() => process.off('unhandledRejection', onUnhandled))
+  beforeEach(async () => {
+    unhandled = []
+    server = await startTestServer()
+    onServer(server)
+  })
+  afterEach(async () => {
+    await server?.close()
+    expect(unhandled).toEqual([])
+  })
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Analytics, DeliveryError, MAX_BATCH_BYTES } from '../../src'
 import { createCollector, type Collector } from '../../src/collector'
-import { startTestServer, type TestServer } from '../helpers/test-server'
+import { serveEachTest, type TestServer } from '../helpers/test-server'
 import { aTrack, aTrackOfSize } from '../helpers/messages'
 
 const run = promisify(execFile)
@@ -12,18 +12,7 @@ const ROOT = join(__dirname, '../..')
 const FIXTURES = join(__dirname, 'fixtures')
 
 let server: TestServer
-let unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-beforeAll(() => process.on('unhandledRejection', onUnhandled))
-afterAll(() => process.off('unhandledRejection', onUnhandled))
-beforeEach(async () => {
-  unhandled = []
-  server = await startTestServer()
-})
-afterEach(async () => {
-  await server.close()
-  expect(unhandled).toEqual([])
-})
+serveEachTest((s) => (server = s))
 
 describe('the client against the local collector', () => {
   let collector: Collector

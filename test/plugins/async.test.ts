@@ -1,23 +1,12 @@
 import { Analytics, ClosedError, PluginError, importMessages, type Plugin } from '../../src'
 import { Recorder } from '../../src/testing'
-import { startTestServer, type TestServer } from '../helpers/test-server'
+import { serveEachTest, type TestServer } from '../helpers/test-server'
 
 // Plugins that return promises, over real HTTP: only that message waits; flush() and
 // closeAndFlush() wait for it; a rejection or a hang (pluginTimeout) is the plugin's failure.
 
 let server: TestServer
-let unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-beforeAll(() => process.on('unhandledRejection', onUnhandled))
-afterAll(() => process.off('unhandledRejection', onUnhandled))
-beforeEach(async () => {
-  unhandled = []
-  server = await startTestServer()
-})
-afterEach(async () => {
-  await server.close()
-  expect(unhandled).toEqual([])
-})
+serveEachTest((s) => (server = s))
 
 const later = <T>(ms: number, value?: T) => new Promise<T | undefined>((resolve) => setTimeout(() => resolve(value), ms))
 

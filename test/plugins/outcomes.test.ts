@@ -1,22 +1,11 @@
 import { Analytics, FilteredError, PluginError, ValidationError, type Plugin } from '../../src'
-import { startTestServer, type TestServer } from '../helpers/test-server'
+import { serveEachTest, type TestServer } from '../helpers/test-server'
 
 // Every outcome of a plugin, over real HTTP: what arrives at the server, what the callback hears,
 // what listeners and stats() see, and that nothing is ever thrown from track() or left unhandled.
 
 let server: TestServer
-let unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-beforeAll(() => process.on('unhandledRejection', onUnhandled))
-afterAll(() => process.off('unhandledRejection', onUnhandled))
-beforeEach(async () => {
-  unhandled = []
-  server = await startTestServer()
-})
-afterEach(async () => {
-  await server.close()
-  expect(unhandled).toEqual([])
-})
+serveEachTest((s) => (server = s))
 
 function client(plugins: Plugin[], extra: Record<string, unknown> = {}) {
   return new Analytics('key', { host: server.url, flushAt: 100, retryDelay: 0, plugins, ...extra })
