@@ -43,6 +43,9 @@ export default defineConfig([
   // The bin (`eventrail dev`, `eventrail import`) is ESM only: `bin` runs dist/cli.js, and a
   // CommonJS copy of the CLI (~45 KB with the code only it uses) would be installed for nothing.
   { ...common, entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts' }, format: ['esm'], onSuccess: dropSourceMapComments(/\.js$/) },
+  // The disk spool: one CommonJS file that both builds load synchronously on a spool client's
+  // construction (src/queue/spool-load.ts), and nothing else does. It imports nothing of the library.
+  { ...common, entry: { spool: 'src/spool/index.ts' }, format: ['cjs'], dts: false, splitting: false, onSuccess: dropSourceMapComments(/^spool\.cjs$/) },
   {
     ...common,
     entry: LIBRARY_ENTRIES,

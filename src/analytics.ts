@@ -71,10 +71,12 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     const ledger = new ClientLedger(this.#options, this.#observers)
     this.#ledger = ledger
     this.#scheduler = new FlushScheduler(this.#options, {
-      requestDone: (path, entries, bytes, error, durationMs) => ledger.requestDone(path, entries.length, bytes, error, durationMs),
+      requestDone: (path, entries, bytes, error, durationMs, replayed) =>
+        ledger.requestDone(path, entries.length, bytes, error, durationMs, replayed),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
       breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
+      replay: (count, torn) => ledger.replay(count, torn),
     })
     const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
     // Only with plugins, a context option or a plan: without them a message's path is unchanged.
@@ -194,6 +196,11 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * Without `errorHandler`, the promise rejects with the first error among those messages
    * (a `DeliveryError` with the HTTP status when there was one); with `errorHandler`, or when a
    * `callback` is given (it gets the error), it always resolves.
+   *
+   * With a `spool`, messages that read back from the disk are sent too, and while the service is
+   * down the promise resolves as soon as the messages are synced to disk, with `{ waiting }`
+   * (a {@link FlushResult}: how many wait for the service); it resolves with `{ waiting: 0 }`
+   * when everything has its outcome. Without a spool it resolves with `undefined`.
    * @example
    * ```ts
    * export async function handler(event) {
@@ -213,7 +220,9 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   /**
    * Stops intake (later messages get a `ClosedError`) and sends everything queued. Resolves when
    * every message has an outcome, or when `timeout` ms have passed (the rest then fail with a
-   * `TimeoutError`). Rejects like {@link Analytics.flush}.
+   * `TimeoutError`). Rejects like {@link Analytics.flush}. With a `spool`, closing while the service is
+   * down resolves with `{ waiting }` once those messages are synced to disk: they stay in the spool
+   * for the next client on its directory, and end here with a `ServiceUnavailableError` that says so.
    * @example
    * ```ts
    * process.on('SIGTERM', async () => {
@@ -288,6 +297,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
       requestsInFlight: attempts.active,
       inFlightLimit: attempts.limit,
       breaker: this.#scheduler.breaker,
+      ...(this.#scheduler.spool === undefined ? {} : { spool: this.#scheduler.spool }),
     }
   }
 

@@ -7,7 +7,7 @@ import { failureReason, refusalReason, retryReason } from './outcome-reasons'
 import type { FlushOutcome } from './queue/scheduler'
 import type { PlanViolationError } from './plan/errors'
 import type { FilteredError, PluginError } from './plugins/errors'
-import type { Callback } from './types'
+import type { Callback, FlushResult } from './types'
 
 /** What the ledger needs of the client's options. */
 export interface LedgerOptions {
@@ -114,19 +114,23 @@ export class ClientLedger {
    * A request's outcome: `count` messages of `bytes` sent to `path`, or failed with `error`;
    * `durationMs` from the request's start, when it was started.
    */
-  requestDone(path: string, count: number, bytes: number, error: Error | undefined, durationMs?: number): void {
+  requestDone(path: string, count: number, bytes: number, error: Error | undefined, durationMs?: number, replayed?: number): void {
     this.#completed += count
     if (error === undefined) {
       // With `enable: false` nothing was sent: the messages have their outcome, but no request happened.
       if (!this.#options.enable) return
       this.#sent += count
       this.#requests += 1
-      this.#observers.emit('flush', { path, count, bytes, durationMs: durationMs ?? 0 })
+      this.#observers.emit(
+        'flush',
+        replayed ? { path, count, bytes, durationMs: durationMs ?? 0, replayed } : { path, count, bytes, durationMs: durationMs ?? 0 },
+      )
       return
     }
     this.#failed += count
     bump(this.#failedBy, failureReason(error), count)
-    this.#observers.emit('drop', durationMs === undefined ? { error, count } : { error, count, durationMs })
+    const drop = durationMs === undefined ? { error, count } : { error, count, durationMs }
+    this.#observers.emit('drop', replayed ? { ...drop, replayed } : drop)
     // An outage is reported once, when the breaker opens (see `breakerOpened`), not per request.
     if (!(error instanceof ServiceUnavailableError)) this.report(error)
   }
@@ -159,17 +163,28 @@ export class ClientLedger {
    * Waits for a flush's outcome and gives it to `callback`; without one, its error rejects, unless
    * `errorHandler` has it.
    */
+  /**
+   * With a spool, resolves with `{ waiting }` (a {@link FlushResult}); the methods that return it
+   * keep the type `Promise<void>`, which no caller's code has to change for.
+   */
   async awaitOutcome(outcome: Promise<FlushOutcome>, callback: Callback | undefined): Promise<void> {
-    const { error, batch } = await outcome
+    const { error, batch, waiting } = await outcome
+    const result: FlushResult | undefined = waiting === undefined ? undefined : { waiting }
     if (callback !== undefined) {
       try {
         callback(error, batch)
       } catch (err) {
         this.report(toError(err))
       }
-      return
+      return result as never
     }
     if (error !== undefined && this.#options.errorHandler === undefined) throw error
+    return result as never
+  }
+
+  /** Messages a gone client left in the spool were taken over. */
+  replay(count: number, torn: number): void {
+    this.#observers.emit('replay', { count, torn })
   }
 
   #callErrorHandler(error: Error): void {

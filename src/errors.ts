@@ -85,3 +85,21 @@ export class ClosedError extends EventrailError {
 export class TimeoutError extends EventrailError {
   override name = 'TimeoutError'
 }
+
+/**
+ * The disk spool cannot write (`code`: `ENOSPC` for a full disk, `EROFS`, `EACCES` …): the client
+ * goes on in memory, as without a spool, and writes to the disk again once it takes writes (it
+ * tries every 30 s). Reported once to `error` listeners and `errorHandler`, not to callbacks:
+ * no message is refused for it.
+ */
+export class SpoolError extends EventrailError {
+  override name = 'SpoolError'
+
+  constructor(
+    /** The file system's error code. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}

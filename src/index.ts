@@ -15,7 +15,9 @@ export {
   QueueFullError,
   ClosedError,
   TimeoutError,
+  SpoolError,
 } from './errors'
+export type { SpoolOptions } from './spool-option'
 export { FilteredError, PluginError } from './plugins/errors'
 export type { Plugin, PluginMessage, PluginTrack, PluginResult, PluginInfo } from './plugins/types'
 export { PlanViolationError } from './plan/errors'
@@ -24,7 +26,7 @@ export type { PlanMode } from './plan/check'
 export type { TrackingPlan } from './plan/define-plan'
 export { MAX_MESSAGE_BYTES, MAX_BATCH_BYTES } from './limits'
 export { LIBRARY_NAME, VERSION } from './version'
-export type { AnalyticsEvents, AnalyticsStats, BreakerChange, FlushInfo, DropInfo } from './observe'
+export type { AnalyticsEvents, AnalyticsStats, BreakerChange, FlushInfo, DropInfo, ReplayInfo, SpoolStats } from './observe'
 export type { RetryInfo } from './delivery/deliver'
 export type { Delivery, DeliverMethods } from './deliver-methods'
 export type {
@@ -50,6 +52,7 @@ export type {
   Callback,
   ErrorHandler,
   FetchLike,
+  FlushResult,
 } from './types'
 export { importMessages } from './import-entry'
 export type { ImportClient } from './import/engine'

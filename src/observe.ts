@@ -1,6 +1,9 @@
 import type { PlanViolationError } from './plan/errors'
 import type { RetryInfo } from './delivery/deliver'
 import type { ServiceUnavailableError } from './errors'
+import type { SpoolStats } from './queue/spool-feed'
+
+export type { SpoolStats } from './queue/spool-feed'
 
 /** A request that was delivered: reported to `on('flush')` listeners. */
 export interface FlushInfo {
@@ -12,6 +15,8 @@ export interface FlushInfo {
   readonly bytes: number
   /** From the request's start to its outcome (retries included), ms. */
   readonly durationMs: number
+  /** With a spool: how many of the messages a process that is gone had left in it (their callbacks went with it). */
+  readonly replayed?: number
 }
 
 /** Messages that will not be delivered: reported to `on('drop')` listeners. */
@@ -22,6 +27,19 @@ export interface DropInfo {
   readonly count: number
   /** For messages whose request failed: from the request's start to its outcome, ms. */
   readonly durationMs?: number
+  /** With a spool: how many of the messages a process that is gone had left in it. */
+  readonly replayed?: number
+}
+
+/**
+ * With a spool: messages that a client that is gone (killed, crashed, closed while the service was
+ * down) left in the spool directory were taken over, to be sent with their own `messageId`s;
+ * `torn` records (cut off by a crash) were skipped. Reported to `on('replay')` listeners; each
+ * message's outcome then comes with `flush` and `drop` events (`replayed` counts them).
+ */
+export interface ReplayInfo {
+  readonly count: number
+  readonly torn: number
 }
 
 /**
@@ -45,6 +63,8 @@ export interface AnalyticsEvents {
   violation: PlanViolationError
   /** The outage breaker opened or closed. */
   breaker: BreakerChange
+  /** With a spool: messages a gone client left were taken over. */
+  replay: ReplayInfo
 }
 
 /** A snapshot of what an instance has done, from `analytics.stats()`. */
@@ -93,6 +113,8 @@ export interface AnalyticsStats {
    * fail at once, or wait for the next probe); `'probing'` while a probe request is in flight.
    */
   readonly breaker: 'closed' | 'open' | 'probing'
+  /** With a spool: its files, what waits in it, what was replayed; absent without one. */
+  readonly spool?: SpoolStats
 }
 
 type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) => void

@@ -8,6 +8,7 @@ import { checkStaticContext, type StaticContext } from './pipeline/static-contex
 import { defaultPlanMode, type PlanMode } from './plan/check'
 import type { TrackingPlan } from './plan/define-plan'
 import { resolvedPlanOf, type ResolvedPlan } from './plan/resolved'
+import { spoolOption, type ResolvedSpool, type SpoolOptions } from './spool-option'
 import type { Context, ErrorHandler, FetchLike } from './types'
 
 /** The default region host. */
@@ -162,6 +163,13 @@ export interface AnalyticsOptions {
    * @defaultValue `'throw'` when `NODE_ENV` is `test`, else `'report'`
    */
   planMode?: PlanMode
+  /**
+   * Writes every accepted message to files in `spool.dir` before the call returns, and sends what
+   * a previous process on the directory left there (see {@link SpoolOptions}, and the README, "A disk
+   * spool"): `kill -9`, a crash, a restart and a long outage lose nothing. Node, Bun and Deno only.
+   * @defaultValue none: messages are kept in memory only
+   */
+  spool?: SpoolOptions
 }
 
 /** Options after defaults and checks: what every stage after the constructor reads. */
@@ -193,6 +201,8 @@ export interface ResolvedOptions {
   /** The plan to check against, or undefined (none, or `planMode: 'off'`). */
   readonly plan: ResolvedPlan | undefined
   readonly planMode: PlanMode
+  /** The `spool` option, checked, or undefined. */
+  readonly spool: ResolvedSpool | undefined
 }
 
 /**
@@ -293,6 +303,7 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     pluginTimeoutMs: delayOption(o, 'pluginTimeout', 1),
     context: checkStaticContext(o.context),
     ...planOptions(o.plan, o.planMode),
+    spool: spoolOption(o.spool),
   })
 }
 
@@ -336,6 +347,7 @@ const OPTION_NAMES: { readonly [Name in keyof Required<AnalyticsOptions>]: true 
   context: true,
   plan: true,
   planMode: true,
+  spool: true,
 }
 
 /** Every option's name, in the order of {@link AnalyticsOptions}. */

@@ -142,3 +142,12 @@ export type FetchLike = (
   /** Reads the body to its end (the client discards it, so that the connection can be reused). */
   arrayBuffer(): Promise<unknown>
 }>
+
+/**
+ * What `flush()` and `closeAndFlush()` resolve with on a client that has a spool (`undefined`
+ * without one): `waiting` messages have no outcome yet because the service is down; they are safe
+ * on disk (synced) and go out once it is back, or with the next client on the spool's directory.
+ */
+export interface FlushResult {
+  readonly waiting: number
+}

@@ -9,6 +9,8 @@ export interface Drainable {
   readonly inFlight: number
   /** False for a client that sends nothing (`enable: false`): its messages are not lost at exit. */
   readonly sends: boolean
+  /** Messages an exit now would lose (with a spool, only those not on disk); `queued + inFlight` when absent. */
+  readonly atRisk?: number
 }
 
 interface ExitingProcess {
@@ -38,7 +40,7 @@ export function lostAtExitText(count: number): string | undefined {
 // is lost. This is the library's one write to the console, because nobody can be told later.
 function onExit(): void {
   let count = 0
-  for (const drainable of active) if (drainable.sends) count += drainable.queued + drainable.inFlight
+  for (const drainable of active) if (drainable.sends) count += drainable.atRisk ?? drainable.queued + drainable.inFlight
   const text = lostAtExitText(count)
   if (text === undefined) return
   try {

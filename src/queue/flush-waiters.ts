@@ -6,6 +6,9 @@ import type { QueuedEntry } from './queue'
 export interface FlushOutcome {
   readonly error: Error | undefined
   readonly batch: Message[] | undefined
+  /** With a spool: the service is down, and the messages wait on disk (`waiting` of them). */
+  readonly held?: boolean
+  readonly waiting?: number
 }
 
 interface FlushWaiter {
@@ -46,6 +49,13 @@ export class FlushWaiters {
       parsed ??= parseBatch(entries)
       for (let i = 0; i < entries.length; i++) if (entries[i].seq <= waiter.target) waiter.batch.push(parsed[i])
     }
+  }
+
+  /** Resolves every waiter now, as held (the service is down; the messages wait on disk). Returns how many. */
+  releaseAll(): number {
+    const all = this.#waiters.splice(0)
+    for (const waiter of all) waiter.resolve({ error: waiter.error, batch: waiter.batch, held: true })
+    return all.length
   }
 
   /** Resolves the waiters whose messages all have an outcome: those below `firstPendingSeq`. Returns how many. */

@@ -13,6 +13,8 @@ export interface QueuedEntry {
   /** Alias goes to `/v1/alias` in a request of its own; everything else is batched. */
   readonly isAlias: boolean
   readonly callback: Callback | undefined
+  /** With a spool: the message's record on disk (acked once it has its outcome); negative when it has none. */
+  readonly rec?: number
 }
 
 const COMPACT_AT = 1024

@@ -54,6 +54,12 @@ export class OpenRequests {
     return true
   }
 
+  /** The entries of a request to send again (with a spool, when the service did not take them), in order of age. */
+  requeue(entries: QueuedEntry[]): void {
+    this.#resends.push(entries)
+    this.#resends.sort((a, b) => a[0].seq - b[0].seq)
+  }
+
   /** Takes every half waiting to be sent. */
   takeResends(): QueuedEntry[][] {
     return this.#resends.splice(0)

@@ -4,7 +4,7 @@ import { deliverRequest, type RetryInfo } from '../delivery/deliver'
 import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Serialized } from '../message/serialize'
-import type { Callback } from '../types'
+import type { Callback, Message } from '../types'
 import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
@@ -17,13 +17,24 @@ import type { BreakerStatus, OutageBreaker } from './outage'
 import type { QueuedEntry } from './queue'
 import { createRequest, OpenRequests, refusedAlone, type Request } from './requests'
 import { SendMachinery } from './send-machinery'
+import { NOT_ON_DISK, ON_DISK_ONLY, SpoolFeed, waitsForService, type SpoolStats } from './spool-feed'
 
 export type { FlushOutcome } from './flush-waiters'
 
 /** What the scheduler tells its owner. */
 export interface SchedulerHooks {
-  /** A request ended: delivered (`error` undefined) or failed for good. Called before callbacks run. */
-  requestDone(path: string, entries: readonly QueuedEntry[], bytes: number, error: Error | undefined, durationMs?: number): void
+  /**
+   * A request ended: delivered (`error` undefined) or failed for good; `replayed` of its messages
+   * came from a spool a gone process left. Called before callbacks run.
+   */
+  requestDone(
+    path: string,
+    entries: readonly QueuedEntry[],
+    bytes: number,
+    error: Error | undefined,
+    durationMs?: number,
+    replayed?: number,
+  ): void
   /** A request is about to be retried. */
   retry(info: RetryInfo): void
   /** Something the library could not hand to anyone else (a callback threw). */
@@ -32,7 +43,14 @@ export interface SchedulerHooks {
   breaker(
     change: { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number },
   ): void
+  /** The spool took over messages a gone process left: `count` to send, `torn` records skipped. */
+  replay?(count: number, torn: number): void
 }
+
+/** Messages read back from the spool at a time. */
+const PAGE_RECORDS = 20_000
+/** While the service is down: what a probe may carry. */
+const PROBE_PAGE_RECORDS = 500
 
 /**
  * Coordinates the flow from the lanes to requests: it takes messages in, asks the flush rules what
@@ -57,6 +75,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #keepAlivePending = false
   readonly #send: SendMachinery
   #expiry: LaneExpiry | undefined
+  readonly #feed: SpoolFeed | undefined
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
@@ -73,13 +92,33 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       retry: (info) => hooks.retry(info),
       opened: (error) => {
         hooks.breaker({ state: 'open', error })
-        this.#failWaiting(error)
+        // With a spool, messages wait on disk for the service: the flushes that wait settle now.
+        if (this.#feed === undefined) this.#failWaiting(error)
+        else this.#releaseWaiters()
       },
       closed: (downMs) => {
         hooks.breaker({ state: 'closed', downMs })
+        this.#pageIn()
         this.#pump()
       },
     })
+    if (options.spool !== undefined) {
+      this.#feed = new SpoolFeed(options.spool, {
+        report: (err) => hooks.report(err),
+        found: (count, torn) => {
+          this.#pageIn()
+          // After the constructor: listeners added right after it hear of the replay.
+          void Promise.resolve().then(() => hooks.replay?.(count, torn))
+        },
+      })
+      // What a gone client left is sent from now on, and a flush right after this waits for it.
+      this.#feed.takeOver()
+    }
+  }
+
+  /** The spool's figures; undefined without one. */
+  get spool(): SpoolStats | undefined {
+    return this.#feed?.stats
   }
 
   /** Messages queued and not yet in a request. */
@@ -90,6 +129,11 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   /** Whether messages are sent at all (`enable`); with `false`, nothing is lost at exit. */
   get sends(): boolean {
     return this.#options.enable
+  }
+
+  /** Messages that an exit now would lose: with a spool, only those the disk refused. */
+  get atRisk(): number {
+    return this.#feed === undefined ? this.queued + this.inFlight : this.#feed.unsaved
   }
 
   /** Messages in requests being sent or waiting to be retried. */
@@ -113,23 +157,80 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   /** Takes a serialized message, or returns why it cannot (closed, queue full). */
-  enqueue({ json, bytes, head }: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined {
+  enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
-    const { maxQueueSize, maxQueueBytes } = this.#options
-    if (this.#pendingCount >= maxQueueSize || this.#pendingBytes + bytes > maxQueueBytes) {
-      return new QueueFullError(
-        `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
-      )
+    const { json, bytes, head } = serialized
+    const isFull = this.#pendingCount >= this.#options.maxQueueSize || this.#pendingBytes + bytes > this.#options.maxQueueBytes
+    if (this.#feed !== undefined) return this.#enqueueSpooled(this.#feed, serialized, isAlias, callback, isFull)
+    if (isFull) return this.#queueFull()
+    this.#push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback })
+    return undefined
+  }
+
+  // With a spool: the record first (on disk before the call returns), then memory, unless memory
+  // is full or the service is down: then the message waits on the disk only.
+  #enqueueSpooled(
+    feed: SpoolFeed,
+    serialized: Serialized,
+    isAlias: boolean,
+    callback: Callback | undefined,
+    isFull: boolean,
+  ): Error | undefined {
+    const diskOnly = isFull || this.#send.outage?.isOpen === true
+    const rec = feed.write(serialized, isAlias, diskOnly, callback)
+    if (typeof rec !== 'number') return rec
+    if (rec === ON_DISK_ONLY) {
+      if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
+      return undefined
     }
-    this.#lanes.push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback })
-    this.#pendingBytes += bytes
+    if (rec === NOT_ON_DISK) {
+      if (isFull) return this.#queueFull()
+      feed.unsaved += 1
+    }
+    const { json, bytes, head } = serialized
+    this.#push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback, rec })
+    return undefined
+  }
+
+  #queueFull(): QueueFullError {
+    const { maxQueueSize, maxQueueBytes } = this.#options
+    return new QueueFullError(
+      `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
+    )
+  }
+
+  #push(entry: QueuedEntry): void {
+    this.#lanes.push(entry)
+    this.#pendingBytes += entry.bytes
     if (++this.#pendingCount === 1) {
       holdsWork(this)
       markBusy(this)
     }
-    this.#triggers.afterEnqueue(this.#seq, this.#lanes.length, !isAlias && this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
+    this.#triggers.afterEnqueue(this.#seq, this.#lanes.length, !entry.isAlias && this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
     if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
-    return undefined
+  }
+
+  // Reads back what waits on the disk only, as far as memory has room, and sends it at once.
+  #pageIn(limit = PAGE_RECORDS): void {
+    const feed = this.#feed
+    if (feed === undefined || feed.onDiskOnly === 0 || this.#gaveUp) return
+    const { maxQueueSize, maxQueueBytes } = this.#options
+    const room = Math.min(maxQueueSize - this.#pendingCount, limit)
+    const roomBytes = maxQueueBytes - this.#pendingBytes
+    if (room <= 0 || roomBytes <= 0) return
+    const entries = feed.read(room, roomBytes, this.#seq)
+    if (entries.length === 0) return
+    for (const entry of entries) {
+      this.#seq = entry.seq
+      this.#lanes.push(entry)
+      this.#pendingBytes += entry.bytes
+    }
+    if (this.#pendingCount === 0) {
+      holdsWork(this)
+      markBusy(this)
+    }
+    this.#pendingCount += entries.length
+    this.#triggers.flushThrough(this.#seq)
   }
 
   // With `waitUntil`: after the caller's synchronous run of calls, flush what it queued and hand
@@ -149,12 +250,47 @@ export class FlushScheduler implements Drainable, IdleReleasable {
 
   /** Sends everything queued; resolves when every message enqueued before the call has an outcome. */
   flush(wantBatch: boolean): Promise<FlushOutcome> {
+    return this.#feed === undefined ? this.#flushQueued(wantBatch) : this.#flushSpooled(this.#feed, wantBatch)
+  }
+
+  #flushQueued(wantBatch: boolean): Promise<FlushOutcome> {
     if (this.#pendingCount === 0) return Promise.resolve({ error: undefined, batch: wantBatch ? [] : undefined })
     return new Promise((resolve) => {
       this.#waiters.add(this.#seq, wantBatch, resolve)
       this.#timers.hold(1)
       this.#triggers.flushThrough(this.#seq)
     })
+  }
+
+  // With a spool: what waits on the disk only is read back and sent too, round after round, until
+  // nothing waits or the service is down; then, once the files are synced, it says how many wait.
+  async #flushSpooled(feed: SpoolFeed, wantBatch: boolean): Promise<FlushOutcome> {
+    let error: Error | undefined
+    const batch: Message[] | undefined = wantBatch ? [] : undefined
+    let held = false
+    while (!this.#gaveUp) {
+      held = this.#send.outage?.isOpen === true
+      if (held) break
+      const seq = this.#seq
+      this.#pageIn()
+      if (seq === this.#seq && this.#pendingCount === 0) break
+      const outcome = await this.#flushQueued(wantBatch)
+      error ??= outcome.error
+      if (batch !== undefined && outcome.batch !== undefined) batch.push(...outcome.batch)
+      held = outcome.held === true
+      if (held || feed.onDiskOnly === 0) break
+    }
+    await feed.sync()
+    return { error, batch, waiting: held ? this.#pendingCount + feed.onDiskOnly : 0 }
+  }
+
+  // The service is down and the messages are safe on disk: every flush that waits settles now.
+  #releaseWaiters(): void {
+    for (let n = this.#waiters.releaseAll(); n > 0; n--) this.#timers.hold(-1)
+    if (this.#draining) {
+      this.#draining = false
+      this.#timers.hold(-1)
+    }
   }
 
   /** Sends everything queued so far right after the caller's synchronous run of calls (someone awaits it). */
@@ -170,12 +306,32 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       const timer = this.#timers.start(() => this.#giveUp(timeoutMs), timeoutMs)
       void done.then(() => this.#timers.stop(timer))
     }
-    return done
+    const feed = this.#feed
+    if (feed === undefined) return done
+    return done.then((outcome) => {
+      if ((outcome.waiting ?? 0) > 0) this.#leaveInSpool(feed, outcome.waiting ?? 0)
+      else feed.close()
+      return outcome
+    })
+  }
+
+  // Closed while the service is down: the messages stay in the spool, for the next client on its
+  // directory; here they end with an error that says so (their records are not acked).
+  #leaveInSpool(feed: SpoolFeed, waiting: number): void {
+    this.#gaveUp = true
+    const error = new ServiceUnavailableError(
+      `the client closed while the service was down: ${waiting} messages wait in the spool (${this.#options.spool?.dir}) for the next client on it`,
+    )
+    for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
+      if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
+    }
+    feed.close()
   }
 
   /** Called when the event loop runs dry: send what is queued and hold the process until it has an outcome. */
   drainBeforeExit(): void {
-    if (this.#pendingCount === 0) return
+    // With a spool, messages wait on disk while the service is down: the process may end.
+    if (this.#pendingCount === 0 || (this.#feed !== undefined && this.#send.outage?.isOpen === true)) return
     if (!this.#draining) {
       this.#draining = true
       this.#timers.hold(1)
@@ -219,7 +375,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     }
     if (this.#lanes.length > 0) {
       if (this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
-      else if (enable) this.#laneExpiry.watch()
+      else if (enable && this.#feed === undefined) this.#laneExpiry.watch()
     }
   }
 
@@ -227,6 +383,8 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   // meanwhile rides the next probe, which comes sooner while someone awaits a flush.
   #pumpProbe(outage: OutageBreaker): void {
     if (this.#gaveUp) return
+    // With a spool, what waits on the disk only is read back, a batch at most, for the probe to carry.
+    if (!this.#requests.hasResends && this.#lanes.length === 0) this.#pageIn(PROBE_PAGE_RECORDS)
     const lane = this.#requests.hasResends ? 'resend' : this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
     if (lane === undefined || !outage.mayProbe(this.#waiters.size > 0 || this.#draining)) return
     this.#send.slots.take()
@@ -273,7 +431,14 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       }
       error = refusedAlone(request, error)
     }
+    if (this.#feed !== undefined && error !== undefined && !this.#gaveUp && waitsForService(error)) {
+      // With a spool, what the service did not take waits for it (on disk), first in line.
+      this.#requests.requeue(request.entries)
+      this.#pump()
+      return
+    }
     this.#complete(request.entries, request.path, request.bytes, error, Date.now() - request.startedMs)
+    this.#pageIn()
     // A probe that failed: what waited for it fails now too, rather than at the next one.
     if (error instanceof ServiceUnavailableError && this.#send.outage?.isOpen === true) this.#failWaiting(error)
     this.#pump()
@@ -283,7 +448,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined, durationMs?: number): void {
     this.#pendingCount -= entries.length
     for (const entry of entries) this.#pendingBytes -= entry.bytes
-    this.#hooks.requestDone(path, entries, bytes, error, durationMs)
+    this.#hooks.requestDone(path, entries, bytes, error, durationMs, this.#feed?.done(entries, error))
     this.#waiters.record(entries, entries[0].seq, error)
     settle(entries, error, (err) => this.#hooks.report(err))
     for (let n = this.#waiters.resolveBelow(this.#firstPendingSeq()); n > 0; n--) this.#timers.hold(-1)

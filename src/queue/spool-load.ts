@@ -1,0 +1,43 @@
+import { ValidationError } from '../errors'
+import { nodeBuiltin } from '../runtime'
+import type * as SpoolModule from '../spool/index'
+
+declare const __filename: string | undefined
+declare const require: ((id: string) => unknown) | undefined
+
+/** The spool module: `dist/spool.cjs` beside the build that loads it, or the source under a test runner. */
+export type SpoolModuleType = typeof SpoolModule
+
+let loaded: SpoolModuleType | undefined
+
+/**
+ * Loads the spool's code on its first use, synchronously: a client with a spool writes a message
+ * to disk before `track()` returns, from its very first call, so the code cannot arrive later with
+ * `import()`. Both builds load the one CommonJS file (it depends on nothing else of the library);
+ * `import 'eventrail'` alone never loads it.
+ * @throws ValidationError where the runtime cannot load it (no `process.getBuiltinModule`).
+ */
+export function loadSpoolModule(): SpoolModuleType {
+  if (loaded !== undefined) return loaded
+  const here = typeof __filename === 'string' ? __filename : undefined
+  if (here !== undefined && typeof require === 'function') {
+    // CommonJS: the build (dist/*.cjs) or the source under a test runner that compiles it.
+    loaded = requireFrom(require, here.endsWith('.ts') ? '../spool/index' : './spool.cjs')
+    return loaded
+  }
+  const module = nodeBuiltin<{ createRequire(from: string): (id: string) => unknown }>('node:module')
+  if (module === undefined) {
+    throw new ValidationError(
+      'spool',
+      'needs a runtime with a file system and process.getBuiltinModule (Node ≥ 22, Bun, Deno)',
+      'Analytics',
+    )
+  }
+  loaded = requireFrom(module.createRequire(import.meta.url), './spool.cjs')
+  return loaded
+}
+
+// The name is a parameter: a bundler must not see (and bundle) the spool where it is not used.
+function requireFrom(load: (id: string) => unknown, name: string): SpoolModuleType {
+  return load(name) as SpoolModuleType
+}

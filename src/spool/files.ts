@@ -1,0 +1,82 @@
+import * as nodeFs from 'node:fs'
+
+/** The file-system calls the spool makes: `node:fs`, or a stand-in a test gives (a full disk). */
+export type SpoolFs = Pick<
+  typeof nodeFs,
+  | 'openSync'
+  | 'writeSync'
+  | 'readSync'
+  | 'closeSync'
+  | 'fstatSync'
+  | 'ftruncateSync'
+  | 'fdatasync'
+  | 'mkdirSync'
+  | 'readdirSync'
+  | 'renameSync'
+  | 'rmSync'
+  | 'unlinkSync'
+  | 'statSync'
+  | 'lstatSync'
+  | 'utimesSync'
+  | 'constants'
+>
+
+/** The real file system. */
+export const realFs: SpoolFs = nodeFs
+
+/**
+ * Opens a new file for appending, never one that is there already and never through a link
+ * planted at its name (`O_EXCL`, `O_NOFOLLOW`); readable by its owner only (spooled messages
+ * carry personal data).
+ */
+export function createFile(fs: SpoolFs, path: string): number {
+  const { O_CREAT, O_EXCL, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants
+  return fs.openSync(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
+}
+
+/** Opens a file to append to, creating it when missing; a link at its name is refused. */
+export function appendFile(fs: SpoolFs, path: string): number {
+  const { O_CREAT, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants
+  return fs.openSync(path, O_CREAT | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
+}
+
+/** Reads `length` bytes of a file from `position`, or the whole file; a link at its name is refused. */
+export function readFile(fs: SpoolFs, path: string, position = 0, length = Infinity): Buffer {
+  const { O_RDONLY, O_NOFOLLOW } = fs.constants
+  const fd = fs.openSync(path, O_RDONLY | (O_NOFOLLOW ?? 0))
+  try {
+    const size = fs.fstatSync(fd).size
+    const want = Math.max(0, Math.min(length, size - position))
+    const buffer = Buffer.allocUnsafe(want)
+    let got = 0
+    while (got < want) {
+      const n = fs.readSync(fd, buffer, got, want - got, position + got)
+      if (n === 0) break
+      got += n
+    }
+    return got === want ? buffer : buffer.subarray(0, got)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Writes all of `buffer[0, length)` to `fd`; a short write is continued, an error thrown. */
+export function writeAll(fs: SpoolFs, fd: number, buffer: Uint8Array, length: number): void {
+  let done = 0
+  while (done < length) done += fs.writeSync(fd, buffer, done, length - done)
+}
+
+/** Closes `fd`, ignoring an error: nothing is left to do with it. */
+export function closeQuietly(fs: SpoolFs, fd: number): void {
+  try {
+    fs.closeSync(fd)
+  } catch {
+    // Already closed, or the disk went away: the descriptor is gone either way.
+  }
+}
+
+/** The `code` of a file-system error (`ENOSPC`, `EROFS` …), else `'EIO'`. */
+export function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : 'EIO'
+}

@@ -1,0 +1,104 @@
+import * as zlib from 'node:zlib'
+
+/**
+ * The bytes of the spool on disk. A segment file starts with {@link SEGMENT_MAGIC}; then records,
+ * each `u32 length | u32 crc32 | payload` (little-endian), the payload one kind byte (`a` for an
+ * alias, `b` for a batchable message) and the message's wire JSON in UTF-8. An ack file is a run of
+ * `u32` ordinals: the records of its segment that have an outcome.
+ * @module
+ */
+
+/** The first 8 bytes of every segment: a file that does not start so is not read. */
+export const SEGMENT_MAGIC = Buffer.from('ERSPOOL1', 'latin1')
+/** Length and checksum in front of every payload. */
+export const FRAME_HEADER_BYTES = 8
+const KIND_ALIAS = 0x61
+const KIND_BATCH = 0x62
+/** A length past this is not a record but garbage (a torn or foreign write): messages are ≤ 32 KB. */
+export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32
+let table: Int32Array | undefined
+
+/** CRC-32 (the zlib polynomial) of `data`: `zlib.crc32` where the runtime has it, else a table. */
+export function crc32(data: Uint8Array): number {
+  if (typeof nativeCrc32 === 'function') return nativeCrc32(data)
+  table ??= makeTable()
+  let crc = -1
+  for (let i = 0; i < data.length; i++) crc = table[(crc ^ data[i]) & 0xff] ^ (crc >>> 8)
+  return (crc ^ -1) >>> 0
+}
+
+function makeTable(): Int32Array {
+  const t = new Int32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    t[n] = c
+  }
+  return t
+}
+
+/**
+ * Writes the record of `text` into `scratch` (or a bigger buffer when it does not fit) and returns
+ * the buffer and the record's length in it.
+ */
+export function encodeFrame(scratch: Buffer, text: string, isAlias: boolean): { buffer: Buffer; length: number } {
+  let buffer = scratch
+  // UTF-8 takes at most 3 bytes for a UTF-16 code unit.
+  if (FRAME_HEADER_BYTES + 1 + text.length * 3 > buffer.length) buffer = Buffer.allocUnsafe(FRAME_HEADER_BYTES + 1 + text.length * 3)
+  buffer[FRAME_HEADER_BYTES] = isAlias ? KIND_ALIAS : KIND_BATCH
+  const payloadBytes = 1 + buffer.write(text, FRAME_HEADER_BYTES + 1, 'utf8')
+  buffer.writeUInt32LE(payloadBytes, 0)
+  buffer.writeUInt32LE(crc32(buffer.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + payloadBytes)), 4)
+  return { buffer, length: FRAME_HEADER_BYTES + payloadBytes }
+}
+
+/** One record read back. */
+export interface Frame {
+  readonly ordinal: number
+  readonly isAlias: boolean
+  readonly text: string
+  /** The record's bytes on disk, header included. */
+  readonly bytes: number
+}
+
+/** What {@link readFrames} found. */
+export interface FrameRun {
+  readonly frames: Frame[]
+  /** Where the next record starts (relative to `data`). */
+  readonly end: number
+  /** The next record's ordinal. */
+  readonly ordinal: number
+  /** A record that is not whole, or whose checksum or kind is wrong, stopped the reading there. */
+  readonly bad: boolean
+  /** Whether the last record in `data` was cut off (more bytes are needed to read it). */
+  readonly short: boolean
+}
+
+/**
+ * Reads records from `data`, numbering them from `ordinal`, up to `maxCount` of them whose
+ * ordinal `keep` accepts (the others are stepped over: records that already had their outcome).
+ * `isEnd` says that no byte follows `data`: a record cut off there is torn, not short.
+ */
+export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep: (ordinal: number) => boolean, isEnd: boolean): FrameRun {
+  const frames: Frame[] = []
+  let at = 0
+  while (frames.length < maxCount) {
+    if (data.length - at < FRAME_HEADER_BYTES)
+      return { frames, end: at, ordinal, bad: isEnd && at < data.length, short: !isEnd && at < data.length }
+    const length = data.readUInt32LE(at)
+    if (length < 1 || length > MAX_PAYLOAD_BYTES) return { frames, end: at, ordinal, bad: true, short: false }
+    const stop = at + FRAME_HEADER_BYTES + length
+    if (stop > data.length) return { frames, end: at, ordinal, bad: isEnd, short: !isEnd }
+    const payload = data.subarray(at + FRAME_HEADER_BYTES, stop)
+    const kind = payload[0]
+    if (crc32(payload) !== data.readUInt32LE(at + 4) || (kind !== KIND_ALIAS && kind !== KIND_BATCH)) {
+      return { frames, end: at, ordinal, bad: true, short: false }
+    }
+    if (keep(ordinal)) frames.push({ ordinal, isAlias: kind === KIND_ALIAS, text: payload.toString('utf8', 1), bytes: stop - at })
+    ordinal += 1
+    at = stop
+  }
+  return { frames, end: at, ordinal, bad: false, short: false }
+}

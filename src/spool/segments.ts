@@ -1,0 +1,265 @@
+import { encodeFrame, SEGMENT_MAGIC } from './frame'
+import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
+
+/** Records a segment may hold: a record's reference is `segment id × this + ordinal`. */
+export const RECORDS_PER_SEGMENT = 2 ** 21
+/** A segment that has no record left without an outcome is deleted past this size, and a new one begun. */
+const RECLAIM_AT_BYTES = 64 * 1024
+
+/** One segment file, this process's own or one taken over from a process that died. */
+export interface Segment {
+  readonly id: number
+  readonly path: string
+  readonly ackPath: string
+  /** This process's own (it writes to it) or taken over (it only reads it and acks its records). */
+  readonly own: boolean
+  /** The descriptor appended to (own, while it is the active one); -1 else. */
+  fd: number
+  ackFd: number
+  /** Bytes in the file. */
+  size: number
+  /** Records in it that will get an outcome here (own: all written so far; taken over: those without one). */
+  total: number
+  /** Of those, how many have it. */
+  done: number
+  /** No record will be added. */
+  sealed: boolean
+  /** Taken over: the ordinals that had their outcome in an earlier process. */
+  readonly acked: ReadonlySet<number> | undefined
+}
+
+/** Whatever a write to the disk could not do: the segment is left as it was before it. */
+export class SpoolWriteError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * The segments the spool knows: it appends records to its own active segment (a new one every
+ * `segmentBytes`), writes the ordinals of records that have an outcome to the segment's ack file,
+ * and deletes a segment and its ack file once each record in it has one. Disk use is so
+ * proportional to the records without an outcome (plus at most one segment).
+ */
+export class SegmentStore {
+  readonly #fs: SpoolFs
+  readonly #segmentBytes: number
+  readonly #segments = new Map<number, Segment>()
+  readonly #dirty = new Set<number>()
+  readonly #scratch = Buffer.allocUnsafe(64 * 1024)
+  #nextId = 1
+  #nextOwn = 1
+  #ownDir = ''
+  #active: Segment | undefined
+  /** Bytes of every segment still on disk. */
+  bytes = 0
+
+  constructor(fs: SpoolFs, segmentBytes: number) {
+    this.#fs = fs
+    this.#segmentBytes = segmentBytes
+  }
+
+  /** Own segments go to `dir` from now on (a new active segment is begun there on the next append). */
+  writeTo(dir: string): void {
+    this.#seal()
+    this.#ownDir = dir
+  }
+
+  get(id: number): Segment | undefined {
+    return this.#segments.get(id)
+  }
+
+  /** The active own segment, if one is open. */
+  get active(): Segment | undefined {
+    return this.#active
+  }
+
+  /** Registers a segment taken over: `total` records of it wait for an outcome here. */
+  adopt(path: string, size: number, total: number, acked: ReadonlySet<number>): Segment {
+    const segment: Segment = {
+      id: this.#nextId++,
+      path,
+      ackPath: ackPathOf(path),
+      own: false,
+      fd: -1,
+      ackFd: -1,
+      size,
+      total,
+      done: 0,
+      sealed: true,
+      acked,
+    }
+    this.#segments.set(segment.id, segment)
+    this.bytes += size
+    return segment
+  }
+
+  /**
+   * Appends the record of a message and returns its reference, the disk having it (the kernel's
+   * page cache: a process killed now loses nothing). Throws a {@link SpoolWriteError} when the
+   * disk cannot take it; the segment is then as before.
+   */
+  append(text: string, isAlias: boolean): number {
+    const segment = this.#active ?? this.#begin()
+    const { buffer, length } = encodeFrame(this.#scratch, text, isAlias)
+    try {
+      writeAll(this.#fs, segment.fd, buffer, length)
+    } catch (err) {
+      // A write cut short (a full disk) leaves part of a record: cut it off, and begin a new
+      // segment next time, should even that fail.
+      try {
+        this.#fs.ftruncateSync(segment.fd, segment.size)
+      } catch {
+        this.#seal()
+      }
+      throw new SpoolWriteError(errorCode(err), `cannot append to ${segment.path}: ${String((err as Error)?.message ?? err)}`)
+    }
+    segment.size += length
+    this.bytes += length
+    this.#dirty.add(segment.fd)
+    const ref = segment.id * RECORDS_PER_SEGMENT + segment.total
+    segment.total += 1
+    if (segment.size >= this.#segmentBytes || segment.total >= RECORDS_PER_SEGMENT) this.#seal()
+    return ref
+  }
+
+  /** The records of `refs` have an outcome: their ordinals go to the ack files, and done segments go. */
+  ack(refs: readonly number[]): void {
+    let i = 0
+    while (i < refs.length) {
+      const id = Math.floor(refs[i] / RECORDS_PER_SEGMENT)
+      let j = i
+      while (j < refs.length && Math.floor(refs[j] / RECORDS_PER_SEGMENT) === id) j++
+      const segment = this.#segments.get(id)
+      if (segment !== undefined) this.#ackIn(segment, refs, i, j)
+      i = j
+    }
+  }
+
+  /** `count` records of `segment` will never be read (torn, or the file went): they count as done. */
+  giveUp(segment: Segment, count: number): void {
+    segment.total = Math.max(segment.done, segment.total - count)
+    if (segment.sealed && segment.done >= segment.total) this.#delete(segment)
+  }
+
+  #ackIn(segment: Segment, refs: readonly number[], from: number, to: number): void {
+    segment.done += to - from
+    if (this.#isDone(segment)) return this.#delete(segment)
+    const ordinals = Buffer.allocUnsafe((to - from) * 4)
+    for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
+    try {
+      if (segment.ackFd < 0) segment.ackFd = appendFile(this.#fs, segment.ackPath)
+      writeAll(this.#fs, segment.ackFd, ordinals, ordinals.length)
+      this.#dirty.add(segment.ackFd)
+    } catch {
+      // A lost ack costs at most a duplicate after a crash (same messageId): never an error.
+    }
+  }
+
+  #isDone(segment: Segment): boolean {
+    if (segment.done < segment.total) return false
+    if (segment.sealed) return true
+    // The active segment: every record has its outcome; past a size, begin a new one and delete it.
+    if (segment.size < RECLAIM_AT_BYTES) return false
+    this.#seal()
+    return true
+  }
+
+  /** Deletes a segment and its ack file. */
+  #delete(segment: Segment): void {
+    if (!this.#segments.delete(segment.id)) return
+    this.bytes -= segment.size
+    for (const fd of [segment.fd, segment.ackFd]) {
+      if (fd < 0) continue
+      this.#dirty.delete(fd)
+      closeQuietly(this.#fs, fd)
+    }
+    segment.fd = segment.ackFd = -1
+    for (const path of [segment.path, segment.ackPath]) {
+      try {
+        this.#fs.unlinkSync(path)
+      } catch {
+        // Gone already (the ack file was never written), or the disk refuses: nothing to send.
+      }
+    }
+  }
+
+  /** Whether some segment still holds records without an outcome. */
+  get isEmpty(): boolean {
+    for (const segment of this.#segments.values()) if (segment.done < segment.total) return false
+    return true
+  }
+
+  /** The own segments in the order they were written, the active one last. */
+  ownAfter(id: number): Segment | undefined {
+    let next: Segment | undefined
+    for (const segment of this.#segments.values())
+      if (segment.own && segment.id > id && (next === undefined || segment.id < next.id)) next = segment
+    return next
+  }
+
+  /** Hands what was written to the disk itself (`fdatasync`): after it, a power loss loses none of it. */
+  sync(): Promise<void> {
+    const fds = [...this.#dirty]
+    this.#dirty.clear()
+    return Promise.all(fds.map((fd) => new Promise<void>((resolve) => this.#fs.fdatasync(fd, () => resolve())))).then(() => undefined)
+  }
+
+  /** Closes every descriptor (the files stay). */
+  close(): void {
+    this.#seal()
+    for (const segment of this.#segments.values()) {
+      if (segment.ackFd >= 0) closeQuietly(this.#fs, segment.ackFd)
+      segment.ackFd = -1
+    }
+    this.#dirty.clear()
+  }
+
+  #begin(): Segment {
+    const path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
+    let fd: number
+    try {
+      fd = createFile(this.#fs, path)
+      writeAll(this.#fs, fd, SEGMENT_MAGIC, SEGMENT_MAGIC.length)
+    } catch (err) {
+      throw new SpoolWriteError(errorCode(err), `cannot create ${path}: ${String((err as Error)?.message ?? err)}`)
+    }
+    const segment: Segment = {
+      id: this.#nextId++,
+      path,
+      ackPath: ackPathOf(path),
+      own: true,
+      fd,
+      ackFd: -1,
+      size: SEGMENT_MAGIC.length,
+      total: 0,
+      done: 0,
+      sealed: false,
+      acked: undefined,
+    }
+    this.#segments.set(segment.id, segment)
+    this.bytes += segment.size
+    this.#active = segment
+    return segment
+  }
+
+  // No more records go to the active segment: its data is synced and its descriptor closed.
+  #seal(): void {
+    const segment = this.#active
+    if (segment === undefined) return
+    this.#active = undefined
+    segment.sealed = true
+    const fd = segment.fd
+    segment.fd = -1
+    if (this.#dirty.delete(fd)) this.#fs.fdatasync(fd, () => closeQuietly(this.#fs, fd))
+    else closeQuietly(this.#fs, fd)
+    if (segment.done >= segment.total) this.#delete(segment)
+  }
+}
+
+function ackPathOf(path: string): string {
+  return path.replace(/\.log$/, '.ack')
+}
