@@ -11,8 +11,12 @@ function dropSourceMapComments(extension: RegExp): () => Promise<void> {
       if (!extension.test(name)) continue
       const file = `dist/${name}`
       const text = await readFile(file, 'utf8')
-      // Every such line: the tree-shaking pass leaves one of its own above tsup's.
-      const stripped = text.replace(/^\/\/# sourceMappingURL=.*\n?/gm, '')
+      // Every such line: the tree-shaking pass leaves one of its own above tsup's. The minifier
+      // drops comments, so the bundler hints of the one run-time import() (src/runtime.ts,
+      // importAtRunTime: its specifier is a variable) are put back.
+      const stripped = text
+        .replace(/^\/\/# sourceMappingURL=.*\n?/gm, '')
+        .replace(/\bimport\((?=specifier\))/g, 'import(/* webpackIgnore: true */ /* @vite-ignore */ ')
       if (stripped !== text) await writeFile(file, stripped)
     }
   }
@@ -37,6 +41,9 @@ const common: Options = {
   // Shared chunks: one copy of the error classes, so `instanceof` works across entry points.
   splitting: true,
   treeshake: true,
+  // Whitespace and syntax only: names stay, so a stack trace still reads (no identifier is renamed).
+  minifyWhitespace: true,
+  minifySyntax: true,
 }
 
 export default defineConfig([

@@ -69,7 +69,7 @@ export function closestName(name: string, known: readonly string[]): string | un
       bestDistance = distance
     }
   }
-  // Two letters in five (at least 2) may differ: "flushInteval", "maxRetry", "compresss"; "spool" is nothing.
+  // Two letters in five (at least 2) may differ: "flushInteval", "maxRetry", "compresss"; "telemetry" is nothing.
   return bestDistance <= Math.max(2, Math.ceil(name.length * 0.4)) ? best : undefined
 }
 

@@ -4,7 +4,7 @@ import { deliverRequest, type RetryInfo } from '../delivery/deliver'
 import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Serialized } from '../message/serialize'
-import type { Callback, Message } from '../types'
+import type { Callback } from '../types'
 import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
@@ -17,7 +17,8 @@ import type { BreakerStatus, OutageBreaker } from './outage'
 import type { QueuedEntry } from './queue'
 import { createRequest, OpenRequests, refusedAlone, type Request } from './requests'
 import { SendMachinery } from './send-machinery'
-import { NOT_ON_DISK, ON_DISK_ONLY, SpoolFeed, waitsForService, type SpoolStats } from './spool-feed'
+import type { SpoolFlow, SpoolHost, SpoolStats } from '../spool/index'
+import { startSpool } from './spool-start'
 
 export type { FlushOutcome } from './flush-waiters'
 
@@ -47,9 +48,7 @@ export interface SchedulerHooks {
   replay?(count: number, torn: number): void
 }
 
-/** Messages read back from the spool at a time. */
-const PAGE_RECORDS = 20_000
-/** While the service is down: what a probe may carry. */
+/** While the service is down: what a probe may carry, read back from the spool. */
 const PROBE_PAGE_RECORDS = 500
 
 /**
@@ -75,7 +74,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #keepAlivePending = false
   readonly #send: SendMachinery
   #expiry: LaneExpiry | undefined
-  readonly #feed: SpoolFeed | undefined
+  readonly #spool: SpoolFlow | undefined
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
@@ -93,32 +92,51 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       opened: (error) => {
         hooks.breaker({ state: 'open', error })
         // With a spool, messages wait on disk for the service: the flushes that wait settle now.
-        if (this.#feed === undefined) this.#failWaiting(error)
+        if (this.#spool === undefined) this.#failWaiting(error)
         else this.#releaseWaiters()
       },
       closed: (downMs) => {
         hooks.breaker({ state: 'closed', downMs })
-        this.#pageIn()
+        this.#spool?.pageIn()
         this.#pump()
       },
     })
-    if (options.spool !== undefined) {
-      this.#feed = new SpoolFeed(options.spool, {
-        report: (err) => hooks.report(err),
-        found: (count, torn) => {
-          this.#pageIn()
-          // After the constructor: listeners added right after it hear of the replay.
-          void Promise.resolve().then(() => hooks.replay?.(count, torn))
-        },
-      })
-      // What a gone client left is sent from now on, and a flush right after this waits for it.
-      this.#feed.takeOver()
+    if (options.spool !== undefined) this.#spool = startSpool(options.spool, this.#spoolHost(), hooks)
+  }
+
+  // What the spool sees of the scheduler and may do (src/spool/flow.ts).
+  #spoolHost(): SpoolHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's getters read the scheduler's private state
+    const self = this
+    const { maxQueueSize, maxQueueBytes } = this.#options
+    return {
+      maxQueueSize,
+      maxQueueBytes,
+      get pendingCount() {
+        return self.#pendingCount
+      },
+      get pendingBytes() {
+        return self.#pendingBytes
+      },
+      get seq() {
+        return self.#seq
+      },
+      get gaveUp() {
+        return self.#gaveUp
+      },
+      get isDown() {
+        return self.#send.outage?.isOpen === true
+      },
+      push: (entry) => this.#push(entry),
+      pushRead: (entries) => this.#pushRead(entries),
+      flushQueued: (wantBatch) => this.#flushQueued(wantBatch),
+      endQueued: (error) => this.#endQueued(error),
     }
   }
 
   /** The spool's figures; undefined without one. */
   get spool(): SpoolStats | undefined {
-    return this.#feed?.stats
+    return this.#spool?.stats
   }
 
   /** Messages queued and not yet in a request. */
@@ -133,7 +151,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
 
   /** Messages that an exit now would lose: with a spool, only those the disk refused. */
   get atRisk(): number {
-    return this.#feed === undefined ? this.queued + this.inFlight : this.#feed.unsaved
+    return this.#spool === undefined ? this.queued + this.inFlight : this.#spool.unsaved
   }
 
   /** Messages in requests being sent or waiting to be retried. */
@@ -161,34 +179,9 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
     const { json, bytes, head } = serialized
     const isFull = this.#pendingCount >= this.#options.maxQueueSize || this.#pendingBytes + bytes > this.#options.maxQueueBytes
-    if (this.#feed !== undefined) return this.#enqueueSpooled(this.#feed, serialized, isAlias, callback, isFull)
+    if (this.#spool !== undefined) return this.#spool.enqueue(serialized, isAlias, callback, isFull)
     if (isFull) return this.#queueFull()
-    this.#push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback })
-    return undefined
-  }
-
-  // With a spool: the record first (on disk before the call returns), then memory, unless memory
-  // is full or the service is down: then the message waits on the disk only.
-  #enqueueSpooled(
-    feed: SpoolFeed,
-    serialized: Serialized,
-    isAlias: boolean,
-    callback: Callback | undefined,
-    isFull: boolean,
-  ): Error | undefined {
-    const diskOnly = isFull || this.#send.outage?.isOpen === true
-    const rec = feed.write(serialized, isAlias, diskOnly, callback)
-    if (typeof rec !== 'number') return rec
-    if (rec === ON_DISK_ONLY) {
-      if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
-      return undefined
-    }
-    if (rec === NOT_ON_DISK) {
-      if (isFull) return this.#queueFull()
-      feed.unsaved += 1
-    }
-    const { json, bytes, head } = serialized
-    this.#push({ seq: ++this.#seq, at: Date.now(), json, bytes, head, isAlias, callback, rec })
+    this.#push({ seq: this.#seq + 1, at: Date.now(), json, bytes, head, isAlias, callback })
     return undefined
   }
 
@@ -200,6 +193,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   #push(entry: QueuedEntry): void {
+    this.#seq = entry.seq
     this.#lanes.push(entry)
     this.#pendingBytes += entry.bytes
     if (++this.#pendingCount === 1) {
@@ -210,16 +204,8 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
   }
 
-  // Reads back what waits on the disk only, as far as memory has room, and sends it at once.
-  #pageIn(limit = PAGE_RECORDS): void {
-    const feed = this.#feed
-    if (feed === undefined || feed.onDiskOnly === 0 || this.#gaveUp) return
-    const { maxQueueSize, maxQueueBytes } = this.#options
-    const room = Math.min(maxQueueSize - this.#pendingCount, limit)
-    const roomBytes = maxQueueBytes - this.#pendingBytes
-    if (room <= 0 || roomBytes <= 0) return
-    const entries = feed.read(room, roomBytes, this.#seq)
-    if (entries.length === 0) return
+  // Messages read back from the spool: queued, and due at once.
+  #pushRead(entries: QueuedEntry[]): void {
     for (const entry of entries) {
       this.#seq = entry.seq
       this.#lanes.push(entry)
@@ -250,7 +236,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
 
   /** Sends everything queued; resolves when every message enqueued before the call has an outcome. */
   flush(wantBatch: boolean): Promise<FlushOutcome> {
-    return this.#feed === undefined ? this.#flushQueued(wantBatch) : this.#flushSpooled(this.#feed, wantBatch)
+    return this.#spool === undefined ? this.#flushQueued(wantBatch) : this.#spool.flush(wantBatch)
   }
 
   #flushQueued(wantBatch: boolean): Promise<FlushOutcome> {
@@ -260,28 +246,6 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       this.#timers.hold(1)
       this.#triggers.flushThrough(this.#seq)
     })
-  }
-
-  // With a spool: what waits on the disk only is read back and sent too, round after round, until
-  // nothing waits or the service is down; then, once the files are synced, it says how many wait.
-  async #flushSpooled(feed: SpoolFeed, wantBatch: boolean): Promise<FlushOutcome> {
-    let error: Error | undefined
-    const batch: Message[] | undefined = wantBatch ? [] : undefined
-    let held = false
-    while (!this.#gaveUp) {
-      held = this.#send.outage?.isOpen === true
-      if (held) break
-      const seq = this.#seq
-      this.#pageIn()
-      if (seq === this.#seq && this.#pendingCount === 0) break
-      const outcome = await this.#flushQueued(wantBatch)
-      error ??= outcome.error
-      if (batch !== undefined && outcome.batch !== undefined) batch.push(...outcome.batch)
-      held = outcome.held === true
-      if (held || feed.onDiskOnly === 0) break
-    }
-    await feed.sync()
-    return { error, batch, waiting: held ? this.#pendingCount + feed.onDiskOnly : 0 }
   }
 
   // The service is down and the messages are safe on disk: every flush that waits settles now.
@@ -306,32 +270,26 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       const timer = this.#timers.start(() => this.#giveUp(timeoutMs), timeoutMs)
       void done.then(() => this.#timers.stop(timer))
     }
-    const feed = this.#feed
-    if (feed === undefined) return done
+    const spool = this.#spool
+    if (spool === undefined) return done
     return done.then((outcome) => {
-      if ((outcome.waiting ?? 0) > 0) this.#leaveInSpool(feed, outcome.waiting ?? 0)
-      else feed.close()
+      spool.close(outcome)
       return outcome
     })
   }
 
-  // Closed while the service is down: the messages stay in the spool, for the next client on its
-  // directory; here they end with an error that says so (their records are not acked).
-  #leaveInSpool(feed: SpoolFeed, waiting: number): void {
+  // Every queued message ends with `error`, and nothing more is taken into a request.
+  #endQueued(error: Error): void {
     this.#gaveUp = true
-    const error = new ServiceUnavailableError(
-      `the client closed while the service was down: ${waiting} messages wait in the spool (${this.#options.spool?.dir}) for the next client on it`,
-    )
     for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
       if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
     }
-    feed.close()
   }
 
   /** Called when the event loop runs dry: send what is queued and hold the process until it has an outcome. */
   drainBeforeExit(): void {
     // With a spool, messages wait on disk while the service is down: the process may end.
-    if (this.#pendingCount === 0 || (this.#feed !== undefined && this.#send.outage?.isOpen === true)) return
+    if (this.#pendingCount === 0 || (this.#spool !== undefined && this.#send.outage?.isOpen === true)) return
     if (!this.#draining) {
       this.#draining = true
       this.#timers.hold(1)
@@ -375,7 +333,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     }
     if (this.#lanes.length > 0) {
       if (this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
-      else if (enable && this.#feed === undefined) this.#laneExpiry.watch()
+      else if (enable && this.#spool === undefined) this.#laneExpiry.watch()
     }
   }
 
@@ -384,7 +342,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #pumpProbe(outage: OutageBreaker): void {
     if (this.#gaveUp) return
     // With a spool, what waits on the disk only is read back, a batch at most, for the probe to carry.
-    if (!this.#requests.hasResends && this.#lanes.length === 0) this.#pageIn(PROBE_PAGE_RECORDS)
+    if (!this.#requests.hasResends && this.#lanes.length === 0) this.#spool?.pageIn(PROBE_PAGE_RECORDS)
     const lane = this.#requests.hasResends ? 'resend' : this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
     if (lane === undefined || !outage.mayProbe(this.#waiters.size > 0 || this.#draining)) return
     this.#send.slots.take()
@@ -431,14 +389,14 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       }
       error = refusedAlone(request, error)
     }
-    if (this.#feed !== undefined && error !== undefined && !this.#gaveUp && waitsForService(error)) {
+    if (error !== undefined && this.#spool?.waitsAgain(error) === true) {
       // With a spool, what the service did not take waits for it (on disk), first in line.
       this.#requests.requeue(request.entries)
       this.#pump()
       return
     }
     this.#complete(request.entries, request.path, request.bytes, error, Date.now() - request.startedMs)
-    this.#pageIn()
+    this.#spool?.pageIn()
     // A probe that failed: what waited for it fails now too, rather than at the next one.
     if (error instanceof ServiceUnavailableError && this.#send.outage?.isOpen === true) this.#failWaiting(error)
     this.#pump()
@@ -448,7 +406,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined, durationMs?: number): void {
     this.#pendingCount -= entries.length
     for (const entry of entries) this.#pendingBytes -= entry.bytes
-    this.#hooks.requestDone(path, entries, bytes, error, durationMs, this.#feed?.done(entries, error))
+    this.#hooks.requestDone(path, entries, bytes, error, durationMs, this.#spool?.done(entries, error))
     this.#waiters.record(entries, entries[0].seq, error)
     settle(entries, error, (err) => this.#hooks.report(err))
     for (let n = this.#waiters.resolveBelow(this.#firstPendingSeq()); n > 0; n--) this.#timers.hold(-1)

@@ -38,9 +38,9 @@ describe('unknown options', () => {
     expect(thrownBy(() => new Analytics('k', { [typo]: 1 }))).toBe(`Analytics: "${typo}" is not an option: did you mean "${meant}"?`)
   })
 
-  it('an option of a later version (spool) is refused, listing the options of this one', () => {
-    expect(thrownBy(() => new Analytics('k', { spool: './spool' } as never))).toBe(
-      `Analytics: "spool" is not an option of eventrail 0.1.0; the options are ${KNOWN_OPTIONS.join(', ')}`,
+  it('an option of no version (telemetry) is refused, listing the options of this one', () => {
+    expect(thrownBy(() => new Analytics('k', { telemetry: true } as never))).toBe(
+      `Analytics: "telemetry" is not an option of eventrail 0.1.0; the options are ${KNOWN_OPTIONS.join(', ')}`,
     )
   })
 
@@ -57,16 +57,16 @@ describe('unknown options', () => {
   })
 
   it('an unknown option set to undefined is ignored (a spread config with a blank field)', () => {
-    expect(() => new Analytics('k', { spool: undefined } as never)).not.toThrow()
+    expect(() => new Analytics('k', { telemetry: undefined } as never)).not.toThrow()
   })
 
   it('lists every option of AnalyticsOptions and accepts each of them', () => {
     expect(KNOWN_OPTIONS).toContain('waitUntil')
-    // The 17 of the first release, and plugins, pluginTimeout, context, plan, planMode (issue 24).
-    expect(KNOWN_OPTIONS).toEqual(expect.arrayContaining(['plugins', 'pluginTimeout', 'context', 'plan', 'planMode']))
-    expect(KNOWN_OPTIONS).toHaveLength(22)
+    // The 17 of the first release, plugins, pluginTimeout, context, plan, planMode (issue 24), spool (issue 22).
+    expect(KNOWN_OPTIONS).toEqual(expect.arrayContaining(['plugins', 'pluginTimeout', 'context', 'plan', 'planMode', 'spool']))
+    expect(KNOWN_OPTIONS).toHaveLength(23)
     expect(closestName('Host', KNOWN_OPTIONS)).toBe('host')
-    expect(closestName('spool', KNOWN_OPTIONS)).toBeUndefined()
+    expect(closestName('telemetry', KNOWN_OPTIONS)).toBeUndefined()
   })
 })
 

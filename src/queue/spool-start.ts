@@ -1,0 +1,27 @@
+import { DeliveryError, QueueFullError, ServiceUnavailableError, SpoolError } from '../errors'
+import { messageText } from '../message/serialize'
+import { utf8ByteLength } from '../runtime'
+import type { SpoolFlow, SpoolFs, SpoolHost } from '../spool/index'
+import type { ResolvedSpool } from '../spool-option'
+import { loadSpoolModule } from './spool-load'
+
+/** What the spool reports to the client. */
+export interface SpoolReports {
+  report(err: unknown): void
+  replay?(count: number, torn: number): void
+}
+
+/** Loads the spool's code (on first use) and starts a client's spool, handing it the library's error classes. */
+export function startSpool(spool: ResolvedSpool, host: SpoolHost, reports: SpoolReports): SpoolFlow {
+  const settings = { dir: spool.dir, maxBytes: spool.maxBytes, fs: spool.fs as SpoolFs | undefined }
+  return loadSpoolModule().createSpoolFlow(settings, host, {
+    QueueFullError,
+    SpoolError,
+    ServiceUnavailableError,
+    DeliveryError,
+    messageText,
+    utf8ByteLength,
+    report: (err) => reports.report(err),
+    replay: (count, torn) => reports.replay?.(count, torn),
+  })
+}

@@ -1,0 +1,251 @@
+import type { Message } from '../types'
+import type { FlushOutcome } from '../queue/flush-waiters'
+import type { QueuedEntry } from '../queue/queue'
+import type { Serialized } from '../message/serialize'
+import type { Callback } from '../types'
+import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
+
+/** What the client's scheduler lets the spool see and do. */
+export interface SpoolHost {
+  readonly maxQueueSize: number
+  readonly maxQueueBytes: number
+  /** Messages (and their bytes) in memory without an outcome. */
+  readonly pendingCount: number
+  readonly pendingBytes: number
+  /** The order number of the last message queued. */
+  readonly seq: number
+  /** The closeAndFlush timeout passed, or the client closed while the service was down. */
+  readonly gaveUp: boolean
+  /** The outage breaker is open. */
+  readonly isDown: boolean
+  /** Queues a new message (its `seq` is `seq + 1`). */
+  push(entry: QueuedEntry): void
+  /** Queues messages read back from the disk (their `seq`s follow `seq`), due at once. */
+  pushRead(entries: QueuedEntry[]): void
+  /** Waits for every message queued so far to have an outcome, or for the breaker to open (`held`). */
+  flushQueued(wantBatch: boolean): Promise<FlushOutcome>
+  /** Ends every queued message with `error` and stops taking them into requests. */
+  endQueued(error: Error): void
+}
+
+/** What the library gives the spool: its error classes (one copy of each) and helpers. */
+export interface SpoolDeps {
+  readonly QueueFullError: new (message: string) => Error
+  readonly SpoolError: new (code: string, message: string) => Error
+  readonly ServiceUnavailableError: new (message: string) => Error
+  readonly DeliveryError: new (message: string) => Error
+  messageText(serialized: Serialized): string
+  utf8ByteLength(text: string): number
+  /** The disk refuses writes (a `SpoolError`). */
+  report(error: Error): void
+  /** Records of a gone client were taken over: `count` to send, `torn` skipped. */
+  replay(count: number, torn: number): void
+}
+
+/** The spool's figures for `stats().spool`. */
+export interface SpoolStats {
+  /** This client's part of the spool directory; undefined while the disk refuses writes. */
+  readonly part: string | undefined
+  /** Bytes of the spool's files. */
+  readonly bytes: number
+  /** Messages waiting on the disk only (not in memory): read back when memory has room or the service is back. */
+  readonly onDiskOnly: number
+  /** Messages taken over from a client that is gone, and sent again with their `messageId`. */
+  readonly replayed: number
+  /** Records found torn (cut off by a crash) and skipped, never sent. */
+  readonly torn: number
+  /** False while the disk refuses writes: messages are then kept in memory only. */
+  readonly available: boolean
+}
+
+/** Messages read back from the disk at a time. */
+const PAGE_RECORDS = 20_000
+
+/**
+ * A spool client's message flow: each accepted message's record is written before the call
+ * returns, and the message is queued in memory unless memory is full or the service is down (it
+ * then waits on the disk only, and is read back later, in order); records are acked once their
+ * message has its outcome; `flush()` also sends what waits on the disk, and settles, saying how
+ * many wait, once the service is down and they are synced.
+ */
+export class SpoolFlow {
+  readonly #host: SpoolHost
+  readonly #deps: SpoolDeps
+  readonly #spool: Spool
+  readonly #settings: SpoolSettings
+  readonly #callbacks = new Map<number, Callback>()
+  readonly #replayed = new Set<number>()
+  #replayedTotal = 0
+  /** Messages in memory without a record (the disk refused it): an exit now would lose them. */
+  unsaved = 0
+
+  constructor(settings: SpoolSettings, host: SpoolHost, deps: SpoolDeps) {
+    this.#settings = settings
+    this.#host = host
+    this.#deps = deps
+    this.#spool = new Spool(settings, {
+      unavailable: (code, message) =>
+        deps.report(new deps.SpoolError(code, `spool: ${message}; messages are kept in memory only until the disk takes writes again`)),
+      found: (count, torn) => {
+        this.pageIn()
+        // After the constructor: listeners added right after it hear of the replay.
+        void Promise.resolve().then(() => deps.replay(count, torn))
+      },
+    })
+    // What a gone client left is sent from now on, and a flush right after this waits for it.
+    this.#spool.takeOver()
+  }
+
+  /** Writes a message's record, then queues it (in memory, or on the disk only); or says why not. */
+  enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, isFull: boolean): Error | undefined {
+    const host = this.#host
+    const diskOnly = isFull || host.isDown || this.#spool.isOverflowing
+    const rec = this.#spool.append(this.#deps.messageText(serialized), isAlias, diskOnly)
+    if (rec === SPOOL_FULL) {
+      const { dir, maxBytes } = this.#settings
+      return new this.#deps.QueueFullError(
+        `the spool is full (${this.#spool.bytes} bytes in ${dir}; spool.maxBytes ${maxBytes}): the message was not queued`,
+      )
+    }
+    if (rec >= 0 && diskOnly) {
+      if (callback !== undefined) this.#callbacks.set(rec, callback)
+      return undefined
+    }
+    if (rec < 0) {
+      // The disk refuses writes: memory only, as without a spool.
+      if (isFull)
+        return new this.#deps.QueueFullError(
+          `the queue is full (maxQueueSize ${host.maxQueueSize}, maxQueueBytes ${host.maxQueueBytes}): the message was not queued`,
+        )
+      this.unsaved += 1
+    }
+    const { json, bytes, head } = serialized
+    host.push({ seq: host.seq + 1, at: Date.now(), json, bytes, head, isAlias, callback, rec })
+    return undefined
+  }
+
+  /** Reads back what waits on the disk only, as far as memory has room (and `limit`), and queues it, due. */
+  pageIn(limit = PAGE_RECORDS): void {
+    const host = this.#host
+    if (this.#spool.onDiskOnly === 0 || host.gaveUp) return
+    const room = Math.min(host.maxQueueSize - host.pendingCount, limit)
+    const roomBytes = host.maxQueueBytes - host.pendingBytes
+    if (room <= 0 || roomBytes <= 0) return
+    const records = this.#spool.read(room, roomBytes)
+    if (records.length === 0) return
+    const now = Date.now()
+    let seq = host.seq
+    const entries = records.map((record): QueuedEntry => {
+      const callback = this.#callbacks.get(record.ref)
+      if (callback !== undefined) this.#callbacks.delete(record.ref)
+      if (record.replayed) this.#replayed.add(record.ref)
+      const json = record.text
+      return {
+        seq: ++seq,
+        at: now,
+        json,
+        bytes: this.#deps.utf8ByteLength(json),
+        head: undefined,
+        isAlias: record.isAlias,
+        callback,
+        rec: record.ref,
+      }
+    })
+    host.pushRead(entries)
+  }
+
+  /**
+   * Sends what is queued and what waits on the disk only, round after round, until nothing waits
+   * or the service is down; then, once the files are synced, says how many wait.
+   */
+  async flush(wantBatch: boolean): Promise<FlushOutcome> {
+    const host = this.#host
+    let error: Error | undefined
+    const batch: Message[] | undefined = wantBatch ? [] : undefined
+    let held = false
+    while (!host.gaveUp) {
+      held = host.isDown
+      if (held) break
+      const seq = host.seq
+      this.pageIn()
+      if (seq === host.seq && host.pendingCount === 0) break
+      const outcome = await host.flushQueued(wantBatch)
+      error ??= outcome.error
+      if (batch !== undefined && outcome.batch !== undefined) batch.push(...outcome.batch)
+      held = outcome.held === true
+      if (held || this.#spool.onDiskOnly === 0) break
+    }
+    await this.#spool.sync()
+    return { error, batch, waiting: held ? host.pendingCount + this.#spool.onDiskOnly : 0 }
+  }
+
+  /**
+   * Whether a request that failed with `error` waits for the service instead (sent again): it is
+   * down (the breaker), did not answer, answered 5xx, 408 or 429, or the retries ran out on those.
+   */
+  waitsAgain(error: Error): boolean {
+    if (this.#host.gaveUp) return false
+    if (error instanceof this.#deps.ServiceUnavailableError) return true
+    const status = this.#statusOf(error)
+    if (status === null) return false
+    return status === undefined || status >= 500 || status === 408 || status === 429
+  }
+
+  // A DeliveryError's status (undefined: it got no answer); null for any other error.
+  #statusOf(error: Error): number | undefined | null {
+    return error instanceof this.#deps.DeliveryError ? (error as Error & { readonly status: number | undefined }).status : null
+  }
+
+  /**
+   * Entries have their outcome: their records are acked when it is final (delivered, or the
+   * service refused the message itself: 400, 413, 422); other refusals (a wrong write key, a
+   * redirect) stay on disk for a client set up right. Returns how many were replayed.
+   */
+  done(entries: readonly QueuedEntry[], error: Error | undefined): number {
+    const status = error === undefined ? null : this.#statusOf(error)
+    const ack = error === undefined || status === 400 || status === 413 || status === 422
+    const refs: number[] = []
+    let replayed = 0
+    for (const entry of entries) {
+      const rec = entry.rec ?? -1
+      if (rec < 0) {
+        this.unsaved -= 1
+        continue
+      }
+      if (ack) refs.push(rec)
+      if (this.#replayed.delete(rec)) replayed += 1
+    }
+    this.#replayedTotal += replayed
+    this.#spool.ack(refs)
+    return replayed
+  }
+
+  /**
+   * The client closed (`outcome` is its last flush's). Closed while the service is down, the
+   * messages stay in the spool for the next client on its directory, and end here with an error
+   * that says so (their records are not acked).
+   */
+  close(outcome: FlushOutcome): void {
+    const waiting = outcome.waiting ?? 0
+    if (waiting > 0) {
+      this.#host.endQueued(
+        new this.#deps.ServiceUnavailableError(
+          `the client closed while the service was down: ${waiting} messages wait in the spool (${this.#settings.dir}) for the next client on it`,
+        ),
+      )
+    }
+    this.#spool.close()
+  }
+
+  get stats(): SpoolStats {
+    const spool = this.#spool
+    return {
+      part: spool.part,
+      bytes: spool.bytes,
+      onDiskOnly: spool.onDiskOnly,
+      replayed: this.#replayedTotal,
+      torn: spool.torn,
+      available: spool.isAvailable,
+    }
+  }
+}

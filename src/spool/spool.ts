@@ -1,0 +1,238 @@
+import { Backlog, type SpoolRecord } from './backlog'
+import { FRAME_HEADER_BYTES, readFrames, SEGMENT_MAGIC } from './frame'
+import { errorCode, readFile, realFs, type SpoolFs } from './files'
+import { beat, claim, createPart, findOrphans, releasePart, removeEmptyParts, segmentsOf } from './parts'
+import { RECORDS_PER_SEGMENT, SegmentStore, SpoolWriteError } from './segments'
+
+/** How a spool is set up. */
+export interface SpoolSettings {
+  readonly dir: string
+  readonly maxBytes: number
+  /** Bytes of a segment file before a new one begins. */
+  readonly segmentBytes?: number
+  /** Tests only: a file system that fails (a full disk). */
+  readonly fs?: SpoolFs
+}
+
+/** What the spool tells its client. */
+export interface SpoolReports {
+  /** The disk refused a write (`code`: `ENOSPC`, `EROFS`, `EACCES` …): the client goes on in memory. */
+  unavailable(code: string, message: string): void
+  /** Records of a process that is gone were found: `count` to send, `torn` skipped. */
+  found(count: number, torn: number): void
+}
+
+/** `append` could not keep the record: the spool is at `maxBytes`. */
+export const SPOOL_FULL = -1
+/** `append` could not keep the record: the disk refuses writes (reported once). */
+export const SPOOL_UNAVAILABLE = -2
+
+const TICK_MS = 1000
+const BEAT_EVERY_TICKS = 5
+const RETRY_EVERY_TICKS = 30
+
+/**
+ * One client's spool: its part of the directory, the records it wrote and those it took over, and
+ * the timer that syncs them to the disk every second and beats the part's heartbeat.
+ */
+export class Spool {
+  readonly #fs: SpoolFs
+  readonly #root: string
+  readonly #maxBytes: number
+  readonly #reports: SpoolReports
+  readonly #store: SegmentStore
+  readonly #backlog: Backlog
+  readonly #timer: ReturnType<typeof setInterval>
+  #part: string | undefined
+  #ticks = 0
+  #failedAt = -1
+  #down = false
+  #closed = false
+
+  constructor(settings: SpoolSettings, reports: SpoolReports) {
+    this.#fs = settings.fs ?? realFs
+    this.#root = settings.dir.replace(/\/+$/, '') || '/'
+    this.#maxBytes = settings.maxBytes
+    this.#reports = reports
+    this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? 4 * 1024 * 1024)
+    this.#backlog = new Backlog(this.#fs, this.#store)
+    this.#timer = setInterval(() => this.#tick(), TICK_MS)
+    this.#timer.unref?.()
+    this.#openPart()
+  }
+
+  /** This client's part of the directory (undefined while the disk refuses it). */
+  get part(): string | undefined {
+    return this.#part
+  }
+
+  /** Whether records are written: false while the disk refuses writes. */
+  get isAvailable(): boolean {
+    return this.#failedAt < 0 && this.#part !== undefined
+  }
+
+  /** Bytes of the spool's segments on disk. */
+  get bytes(): number {
+    return this.#store.bytes
+  }
+
+  /** Records that wait on the disk only, not in memory. */
+  get onDiskOnly(): number {
+    return this.#backlog.count
+  }
+
+  /** Torn records found and skipped. */
+  get torn(): number {
+    return this.#backlog.torn
+  }
+
+  /** Whether this process's own records wait on the disk only: new ones must too, to keep the order. */
+  get isOverflowing(): boolean {
+    return this.#backlog.hasOwn
+  }
+
+  /**
+   * Writes a message's record (to the kernel: a process killed after this loses nothing) and
+   * returns its reference; {@link SPOOL_FULL} or {@link SPOOL_UNAVAILABLE} when it could not.
+   * With `diskOnly`, the record is read back later: the client keeps no copy in memory.
+   */
+  append(text: string, isAlias: boolean, diskOnly: boolean): number {
+    if (!this.isAvailable) return SPOOL_UNAVAILABLE
+    if (this.#store.bytes + FRAME_HEADER_BYTES + 1 + text.length > this.#maxBytes) return SPOOL_FULL
+    const before = this.#store.active
+    const offset = before?.size ?? SEGMENT_MAGIC.length
+    let ref: number
+    try {
+      ref = this.#store.append(text, isAlias)
+    } catch (err) {
+      this.#fail(err instanceof SpoolWriteError ? err.code : errorCode(err), String((err as Error)?.message ?? err))
+      return SPOOL_UNAVAILABLE
+    }
+    this.#down = false
+    if (diskOnly) {
+      const segment = this.#store.get(Math.floor(ref / RECORDS_PER_SEGMENT))
+      if (segment !== undefined) this.#backlog.addOwn(segment, segment === before ? offset : SEGMENT_MAGIC.length, ref)
+    }
+    return ref
+  }
+
+  /** These records have their outcome (delivered, or refused for good): they are not sent again. */
+  ack(refs: readonly number[]): void {
+    if (refs.length > 0) this.#store.ack(refs)
+  }
+
+  /** Reads back up to `maxCount` records that wait on the disk only. */
+  read(maxCount: number, maxBytes: number): SpoolRecord[] {
+    return this.#backlog.count > 0 ? this.#backlog.read(maxCount, maxBytes) : []
+  }
+
+  /** Syncs what was written to the disk itself (`fdatasync`). */
+  sync(): Promise<void> {
+    return this.#store.sync()
+  }
+
+  /** Takes over the parts of clients that are gone; returns how many records were found. */
+  takeOver(): number {
+    const part = this.#part
+    if (part === undefined) return 0
+    let count = 0
+    let torn = 0
+    for (const name of findOrphans(this.#fs, this.#root)) {
+      const taken = claim(this.#fs, this.#root, name, part)
+      if (taken === undefined) continue
+      for (const path of segmentsOf(this.#fs, taken)) {
+        const found = this.#adopt(path)
+        count += found.count
+        torn += found.torn
+      }
+      removeEmptyParts(this.#fs, part)
+    }
+    this.#backlog.torn += torn
+    if (count > 0 || torn > 0) this.#reports.found(count, torn)
+    return count
+  }
+
+  // Counts the records of a segment taken over that still want an outcome, skipping a torn tail.
+  #adopt(path: string): { count: number; torn: number } {
+    let data: Buffer
+    let acks: Buffer = Buffer.alloc(0)
+    try {
+      data = readFile(this.#fs, path)
+    } catch {
+      return { count: 0, torn: 0 }
+    }
+    try {
+      acks = readFile(this.#fs, path.replace(/\.log$/, '.ack'))
+    } catch {
+      // No ack file: none of its records had an outcome.
+    }
+    // A file that does not begin as a segment is not the spool's: it is left alone.
+    if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) return { count: 0, torn: 0 }
+    const acked = new Set<number>()
+    for (let at = 0; at + 4 <= acks.length; at += 4) acked.add(acks.readUInt32LE(at))
+    let count = 0
+    const run = readFrames(data.subarray(SEGMENT_MAGIC.length), 0, 1, (o) => (acked.has(o) ? false : (count++, false)), true)
+    const segment = this.#store.adopt(path, data.length, count, acked)
+    this.#backlog.addTakenOver(segment)
+    if (count === 0) this.#store.giveUp(segment, 0)
+    return { count, torn: run.bad ? 1 : 0 }
+  }
+
+  /**
+   * Stops the timer and closes the files. When no record waits any more, the part is deleted;
+   * otherwise it stays for the next client on the directory.
+   */
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    clearInterval(this.#timer)
+    this.#store.close()
+    const part = this.#part
+    if (part === undefined) return
+    releasePart(part)
+    if (this.#store.isEmpty && this.#backlog.count === 0) {
+      try {
+        this.#fs.rmSync(part, { recursive: true, force: true })
+      } catch {
+        // Left for the next client: an empty part costs it a directory read.
+      }
+    }
+  }
+
+  #openPart(): void {
+    try {
+      this.#part = createPart(this.#fs, this.#root)
+      this.#store.writeTo(this.#part)
+      this.#failedAt = -1
+    } catch (err) {
+      this.#fail(errorCode(err), `cannot make a part in ${this.#root}: ${String((err as Error)?.message ?? err)}`)
+    }
+  }
+
+  #fail(code: string, message: string): void {
+    this.#failedAt = this.#ticks
+    if (this.#down) return
+    this.#down = true
+    this.#reports.unavailable(code, message)
+  }
+
+  #tick(): void {
+    this.#ticks += 1
+    void this.#store.sync()
+    if (this.#failedAt >= 0 && this.#ticks - this.#failedAt >= RETRY_EVERY_TICKS) this.#retry()
+    if (this.#ticks % BEAT_EVERY_TICKS !== 0 || this.#part === undefined) return
+    if (!beat(this.#fs, this.#part)) {
+      // Another client took this part over (this one was thought dead): go on in a new one.
+      releasePart(this.#part)
+      this.#part = undefined
+      this.#openPart()
+    }
+    this.takeOver()
+  }
+
+  #retry(): void {
+    // Tried again on the next append; a new failure is reported once a write succeeded in between.
+    if (this.#part === undefined) this.#openPart()
+    else this.#failedAt = -1
+  }
+}
