@@ -1,21 +1,21 @@
-import { ClosedError, DeliveryError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../errors'
+import { ClosedError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
-import { deliverRequest, type RetryInfo } from '../delivery/deliver'
+import type { RetryInfo } from '../delivery/deliver'
 import { settle } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
-import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
 import { holdsWork, releasesWork, type Drainable } from './exit-hook'
 import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
 import { HeldTimers } from './held-timers'
 import { markBusy, markIdle, type IdleReleasable } from './idle-release'
 import { LaneExpiry } from './lane-expiry'
-import { Lanes, type LaneName } from './lanes'
-import type { BreakerStatus, OutageBreaker } from './outage'
+import { Lanes } from './lanes'
+import type { BreakerStatus } from './outage'
 import type { QueuedEntry } from './queue'
-import { createRequest, OpenRequests, refusedAlone, type Request } from './requests'
+import { OpenRequests } from './requests'
+import { RequestPump, type PumpOwner } from './request-pump'
 import { SendMachinery } from './send-machinery'
 import type { SpoolFlow, SpoolHost, SpoolStats } from '../spool/index'
 import { startSpool } from './spool-start'
@@ -48,9 +48,6 @@ export interface SchedulerHooks {
   replay?(count: number, torn: number): void
 }
 
-/** While the service is down: what a probe may carry, read back from the spool. */
-const PROBE_PAGE_RECORDS = 500
-
 /**
  * Coordinates the flow from the lanes to requests: it takes messages in, asks the flush rules what
  * is due, starts requests while an in-flight slot and the request rate allow, gives every message
@@ -65,7 +62,6 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   readonly #triggers: FlushTriggers
   readonly #requests = new OpenRequests()
   #seq = 0
-  #rateHeldThrough = 0
   #pendingCount = 0
   #pendingBytes = 0
   #draining = false
@@ -75,6 +71,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   readonly #send: SendMachinery
   #expiry: LaneExpiry | undefined
   readonly #spool: SpoolFlow | undefined
+  readonly #pump: RequestPump
 
   constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
     this.#options = options
@@ -82,12 +79,12 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#triggers = new FlushTriggers(
       options.flushAt,
       options.flushIntervalMs,
-      () => this.#pump(),
+      () => this.#pump.pump(),
       (err) => hooks.report(err),
     )
     this.#send = new SendMachinery(options, this.#timers, this.#lanes, {
-      hasWorkForSlot: () => this.#requests.hasResends || this.#nextLane() !== undefined,
-      pump: () => this.#pump(),
+      hasWorkForSlot: () => this.#pump.hasWork,
+      pump: () => this.#pump.pump(),
       retry: (info) => hooks.retry(info),
       opened: (error) => {
         hooks.breaker({ state: 'open', error })
@@ -98,35 +95,33 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       closed: (downMs) => {
         hooks.breaker({ state: 'closed', downMs })
         this.#spool?.pageIn()
-        this.#pump()
+        this.#pump.pump()
       },
     })
+    this.#pump = new RequestPump(options, this.#lanes, this.#requests, this.#send, this.#triggers, this.#pumpOwner())
     if (options.spool !== undefined) this.#spool = startSpool(options.spool, this.#spoolHost(), hooks)
   }
 
-  // What the spool sees of the scheduler and may do (src/spool/flow.ts).
-  #spoolHost(): SpoolHost {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's getters read the scheduler's private state
-    const self = this
-    const { maxQueueSize, maxQueueBytes } = this.#options
+  // What the request pump and the spool (src/spool/flow.ts) see of the scheduler and may do.
+  #pumpOwner(): PumpOwner {
     return {
-      maxQueueSize,
-      maxQueueBytes,
-      get pendingCount() {
-        return self.#pendingCount
-      },
-      get pendingBytes() {
-        return self.#pendingBytes
-      },
-      get seq() {
-        return self.#seq
-      },
-      get gaveUp() {
-        return self.#gaveUp
-      },
-      get isDown() {
-        return self.#send.outage?.isOpen === true
-      },
+      gaveUp: () => this.#gaveUp,
+      isAwaited: () => this.#waiters.size > 0 || this.#draining,
+      spool: () => this.#spool,
+      complete: (entries, path, bytes, error, durationMs) => this.#complete(entries, path, bytes, error, durationMs),
+      failWaiting: (error) => this.#failWaiting(error),
+      watchExpiry: () => this.#laneExpiry.watch(),
+    }
+  }
+
+  #spoolHost(): SpoolHost {
+    return {
+      maxQueueSize: this.#options.maxQueueSize,
+      maxQueueBytes: this.#options.maxQueueBytes,
+      pending: () => ({ count: this.#pendingCount, bytes: this.#pendingBytes }),
+      seq: () => this.#seq,
+      gaveUp: () => this.#gaveUp,
+      isDown: () => this.#send.outage?.isOpen === true,
       push: (entry) => this.#push(entry),
       pushRead: (entries) => this.#pushRead(entries),
       flushQueued: (wantBatch) => this.#flushQueued(wantBatch),
@@ -297,109 +292,11 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#triggers.flushThrough(this.#seq)
   }
 
-  #nextLane(): LaneName | undefined {
-    const mayTakeBatch = this.#options.enable ? (isFull: boolean) => this.#send.batchLimit.mayStart(isFull) : () => true
-    return this.#lanes.next(this.#triggers.dueSeq, mayTakeBatch, MAX_BATCH_BYTES)
-  }
-
-  // Starts requests while work is due, a slot is free and the request rate allows. A request takes
-  // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
-  #pump(): void {
-    const outage = this.#send.outage
-    if (outage?.isOpen === true) return this.#pumpProbe(outage)
-    const { enable, flushAt } = this.#options
-    while (!this.#gaveUp) {
-      const lane = this.#requests.hasResends ? 'resend' : this.#nextLane()
-      if (lane === undefined) break
-      if (enable) {
-        const slots = this.#send.slots
-        if (!slots.isFree) break
-        if (!this.#send.rate.tryStart()) {
-          this.#rateHeldThrough = this.#triggers.dueSeq
-          break
-        }
-        slots.take()
-      }
-      if (lane === 'resend') {
-        this.#start(this.#requests.takeResend() as QueuedEntry[], false)
-        continue
-      }
-      // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
-      // a slot. Only messages that the request-rate limit held back go out together:
-      // maxRequestsPerSecond is the service's recommendation, and a burst must not become a flood.
-      const maxSeq = flushAt > 1 ? Infinity : this.#rateHeldThrough
-      const isPartial = lane === 'batch' && !this.#lanes.hasFullBatch(MAX_BATCH_BYTES)
-      this.#start(this.#lanes.take(lane, maxSeq, MAX_BATCH_BYTES), isPartial)
-    }
-    if (this.#lanes.length > 0) {
-      if (this.#lanes.firstSeq > this.#triggers.dueSeq) this.#triggers.armInterval()
-      else if (enable && this.#spool === undefined) this.#laneExpiry.watch()
-    }
-  }
-
-  // While the service is down, one request at a time probes it, carrying what is due; what waits
-  // meanwhile rides the next probe, which comes sooner while someone awaits a flush.
-  #pumpProbe(outage: OutageBreaker): void {
-    if (this.#gaveUp) return
-    // With a spool, what waits on the disk only is read back, a batch at most, for the probe to carry.
-    if (!this.#requests.hasResends && this.#lanes.length === 0) this.#spool?.pageIn(PROBE_PAGE_RECORDS)
-    const lane = this.#requests.hasResends ? 'resend' : this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
-    if (lane === undefined || !outage.mayProbe(this.#waiters.size > 0 || this.#draining)) return
-    this.#send.slots.take()
-    const entries = lane === 'resend' ? (this.#requests.takeResend() as QueuedEntry[]) : this.#lanes.take(lane, Infinity, MAX_BATCH_BYTES)
-    this.#start(entries, false, true)
-  }
-
   // The breaker opened, or its probe failed: everything that waits fails at once, together.
   #failWaiting(error: ServiceUnavailableError): void {
     for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
       if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
     }
-  }
-
-  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false): void {
-    const request = createRequest(entries, isPartial)
-    this.#requests.add(request)
-    if (request.path === '/v1/batch') this.#send.batchLimit.start(isPartial)
-    if (!this.#options.enable) {
-      void Promise.resolve().then(() => this.#finish(request, undefined))
-      return
-    }
-    const sentAt = new Date().toISOString()
-    const context = this.#send.context
-    const body = entries[0].isAlias
-      ? buildSingleBody(entries[0], sentAt)
-      : ((context.transport.acceptsBytes ? buildBatchBytes(entries, sentAt, request.bytes) : undefined) ?? buildBatchBody(entries, sentAt))
-    deliverRequest(request.path, body, context, request.stop.signal, { sinceMs: entries[0].at, isProbe }).then(
-      () => this.#finish(request, undefined),
-      (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
-    )
-  }
-
-  #finish(request: Request, error: Error | undefined): void {
-    // A request the closeAndFlush timeout already ended has had its outcome.
-    if (!this.#requests.end(request)) return
-    if (this.#options.enable) this.#send.slots.release()
-    if (request.path === '/v1/batch') this.#send.batchLimit.end(request.isPartial)
-    if (error instanceof DeliveryError && error.status === 413) {
-      // A proxy or a service with a smaller body limit: each half goes on its own, down to one message.
-      if (this.#requests.splitRefused(request)) {
-        this.#pump()
-        return
-      }
-      error = refusedAlone(request, error)
-    }
-    if (error !== undefined && this.#spool?.waitsAgain(error) === true) {
-      // With a spool, what the service did not take waits for it (on disk), first in line.
-      this.#requests.requeue(request.entries)
-      this.#pump()
-      return
-    }
-    this.#complete(request.entries, request.path, request.bytes, error, Date.now() - request.startedMs)
-    this.#spool?.pageIn()
-    // A probe that failed: what waited for it fails now too, rather than at the next one.
-    if (error instanceof ServiceUnavailableError && this.#send.outage?.isOpen === true) this.#failWaiting(error)
-    this.#pump()
   }
 
   // Every entry ends here, once: counts, hooks, the flush waiters, callbacks. Entries are in order.

@@ -4,59 +4,7 @@ import type { QueuedEntry } from '../queue/queue'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
-
-/** What the client's scheduler lets the spool see and do. */
-export interface SpoolHost {
-  readonly maxQueueSize: number
-  readonly maxQueueBytes: number
-  /** Messages (and their bytes) in memory without an outcome. */
-  readonly pendingCount: number
-  readonly pendingBytes: number
-  /** The order number of the last message queued. */
-  readonly seq: number
-  /** The closeAndFlush timeout passed, or the client closed while the service was down. */
-  readonly gaveUp: boolean
-  /** The outage breaker is open. */
-  readonly isDown: boolean
-  /** Queues a new message (its `seq` is `seq + 1`). */
-  push(entry: QueuedEntry): void
-  /** Queues messages read back from the disk (their `seq`s follow `seq`), due at once. */
-  pushRead(entries: QueuedEntry[]): void
-  /** Waits for every message queued so far to have an outcome, or for the breaker to open (`held`). */
-  flushQueued(wantBatch: boolean): Promise<FlushOutcome>
-  /** Ends every queued message with `error` and stops taking them into requests. */
-  endQueued(error: Error): void
-}
-
-/** What the library gives the spool: its error classes (one copy of each) and helpers. */
-export interface SpoolDeps {
-  readonly QueueFullError: new (message: string) => Error
-  readonly SpoolError: new (code: string, message: string) => Error
-  readonly ServiceUnavailableError: new (message: string) => Error
-  readonly DeliveryError: new (message: string) => Error
-  messageText(serialized: Serialized): string
-  utf8ByteLength(text: string): number
-  /** The disk refuses writes (a `SpoolError`). */
-  report(error: Error): void
-  /** Records of a gone client were taken over: `count` to send, `torn` skipped. */
-  replay(count: number, torn: number): void
-}
-
-/** The spool's figures for `stats().spool`. */
-export interface SpoolStats {
-  /** This client's part of the spool directory; undefined while the disk refuses writes. */
-  readonly part: string | undefined
-  /** Bytes of the spool's files. */
-  readonly bytes: number
-  /** Messages waiting on the disk only (not in memory): read back when memory has room or the service is back. */
-  readonly onDiskOnly: number
-  /** Messages taken over from a client that is gone, and sent again with their `messageId`. */
-  readonly replayed: number
-  /** Records found torn (cut off by a crash) and skipped, never sent. */
-  readonly torn: number
-  /** False while the disk refuses writes: messages are then kept in memory only. */
-  readonly available: boolean
-}
+import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 
 /** Messages read back from the disk at a time. */
 const PAGE_RECORDS = 20_000
@@ -99,7 +47,7 @@ export class SpoolFlow {
   /** Writes a message's record, then queues it (in memory, or on the disk only); or says why not. */
   enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, isFull: boolean): Error | undefined {
     const host = this.#host
-    const diskOnly = isFull || host.isDown || this.#spool.isOverflowing
+    const diskOnly = isFull || host.isDown() || this.#spool.isOverflowing
     const rec = this.#spool.append(this.#deps.messageText(serialized), isAlias, diskOnly)
     if (rec === SPOOL_FULL) {
       const { dir, maxBytes } = this.#settings
@@ -120,21 +68,22 @@ export class SpoolFlow {
       this.unsaved += 1
     }
     const { json, bytes, head } = serialized
-    host.push({ seq: host.seq + 1, at: Date.now(), json, bytes, head, isAlias, callback, rec })
+    host.push({ seq: host.seq() + 1, at: Date.now(), json, bytes, head, isAlias, callback, rec })
     return undefined
   }
 
   /** Reads back what waits on the disk only, as far as memory has room (and `limit`), and queues it, due. */
   pageIn(limit = PAGE_RECORDS): void {
     const host = this.#host
-    if (this.#spool.onDiskOnly === 0 || host.gaveUp) return
-    const room = Math.min(host.maxQueueSize - host.pendingCount, limit)
-    const roomBytes = host.maxQueueBytes - host.pendingBytes
+    if (this.#spool.onDiskOnly === 0 || host.gaveUp()) return
+    const pending = host.pending()
+    const room = Math.min(host.maxQueueSize - pending.count, limit)
+    const roomBytes = host.maxQueueBytes - pending.bytes
     if (room <= 0 || roomBytes <= 0) return
     const records = this.#spool.read(room, roomBytes)
     if (records.length === 0) return
     const now = Date.now()
-    let seq = host.seq
+    let seq = host.seq()
     const entries = records.map((record): QueuedEntry => {
       const callback = this.#callbacks.get(record.ref)
       if (callback !== undefined) this.#callbacks.delete(record.ref)
@@ -163,12 +112,12 @@ export class SpoolFlow {
     let error: Error | undefined
     const batch: Message[] | undefined = wantBatch ? [] : undefined
     let held = false
-    while (!host.gaveUp) {
-      held = host.isDown
+    while (!host.gaveUp()) {
+      held = host.isDown()
       if (held) break
-      const seq = host.seq
+      const seq = host.seq()
       this.pageIn()
-      if (seq === host.seq && host.pendingCount === 0) break
+      if (seq === host.seq() && host.pending().count === 0) break
       const outcome = await host.flushQueued(wantBatch)
       error ??= outcome.error
       if (batch !== undefined && outcome.batch !== undefined) batch.push(...outcome.batch)
@@ -176,7 +125,7 @@ export class SpoolFlow {
       if (held || this.#spool.onDiskOnly === 0) break
     }
     await this.#spool.sync()
-    return { error, batch, waiting: held ? host.pendingCount + this.#spool.onDiskOnly : 0 }
+    return { error, batch, waiting: held ? host.pending().count + this.#spool.onDiskOnly : 0 }
   }
 
   /**
@@ -184,7 +133,7 @@ export class SpoolFlow {
    * down (the breaker), did not answer, answered 5xx, 408 or 429, or the retries ran out on those.
    */
   waitsAgain(error: Error): boolean {
-    if (this.#host.gaveUp) return false
+    if (this.#host.gaveUp()) return false
     if (error instanceof this.#deps.ServiceUnavailableError) return true
     const status = this.#statusOf(error)
     if (status === null) return false

@@ -5,10 +5,11 @@
  * error classes, so that `instanceof` works) the client hands it.
  * @module
  */
-import { SpoolFlow, type SpoolDeps, type SpoolHost } from './flow'
+import { SpoolFlow } from './flow'
+import type { SpoolDeps, SpoolHost } from './types'
 import type { SpoolSettings } from './spool'
 
-export type { SpoolDeps, SpoolHost, SpoolStats } from './flow'
+export type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 export type { SpoolFlow } from './flow'
 export type { SpoolSettings } from './spool'
 export type { SpoolFs } from './files'

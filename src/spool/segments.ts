@@ -1,42 +1,13 @@
 import { encodeFrame, SEGMENT_MAGIC } from './frame'
 import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
+import { SpoolWriteError, type Segment } from './segment'
+
+export type { Segment } from './segment'
 
 /** Records a segment may hold: a record's reference is `segment id × this + ordinal`. */
 export const RECORDS_PER_SEGMENT = 2 ** 21
 /** A segment that has no record left without an outcome is deleted past this size, and a new one begun. */
 const RECLAIM_AT_BYTES = 64 * 1024
-
-/** One segment file, this process's own or one taken over from a process that died. */
-export interface Segment {
-  readonly id: number
-  readonly path: string
-  readonly ackPath: string
-  /** This process's own (it writes to it) or taken over (it only reads it and acks its records). */
-  readonly own: boolean
-  /** The descriptor appended to (own, while it is the active one); -1 else. */
-  fd: number
-  ackFd: number
-  /** Bytes in the file. */
-  size: number
-  /** Records in it that will get an outcome here (own: all written so far; taken over: those without one). */
-  total: number
-  /** Of those, how many have it. */
-  done: number
-  /** No record will be added. */
-  sealed: boolean
-  /** Taken over: the ordinals that had their outcome in an earlier process. */
-  readonly acked: ReadonlySet<number> | undefined
-}
-
-/** Whatever a write to the disk could not do: the segment is left as it was before it. */
-export class SpoolWriteError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
 
 /**
  * The segments the spool knows: it appends records to its own active segment (a new one every

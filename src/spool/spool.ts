@@ -1,8 +1,10 @@
 import { Backlog, type SpoolRecord } from './backlog'
-import { FRAME_HEADER_BYTES, readFrames, SEGMENT_MAGIC } from './frame'
-import { errorCode, readFile, realFs, type SpoolFs } from './files'
-import { beat, claim, createPart, findOrphans, releasePart, removeEmptyParts, segmentsOf } from './parts'
-import { RECORDS_PER_SEGMENT, SegmentStore, SpoolWriteError } from './segments'
+import { FRAME_HEADER_BYTES, SEGMENT_MAGIC } from './frame'
+import { errorCode, realFs, type SpoolFs } from './files'
+import { beat, createPart, releasePart } from './parts'
+import { SpoolWriteError } from './segment'
+import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
+import { takeOverParts } from './takeover'
 
 /** How a spool is set up. */
 export interface SpoolSettings {
@@ -133,49 +135,10 @@ export class Spool {
 
   /** Takes over the parts of clients that are gone; returns how many records were found. */
   takeOver(): number {
-    const part = this.#part
-    if (part === undefined) return 0
-    let count = 0
-    let torn = 0
-    for (const name of findOrphans(this.#fs, this.#root)) {
-      const taken = claim(this.#fs, this.#root, name, part)
-      if (taken === undefined) continue
-      for (const path of segmentsOf(this.#fs, taken)) {
-        const found = this.#adopt(path)
-        count += found.count
-        torn += found.torn
-      }
-      removeEmptyParts(this.#fs, part)
-    }
-    this.#backlog.torn += torn
+    if (this.#part === undefined) return 0
+    const { count, torn } = takeOverParts(this.#fs, this.#root, this.#part, this.#store, this.#backlog)
     if (count > 0 || torn > 0) this.#reports.found(count, torn)
     return count
-  }
-
-  // Counts the records of a segment taken over that still want an outcome, skipping a torn tail.
-  #adopt(path: string): { count: number; torn: number } {
-    let data: Buffer
-    let acks: Buffer = Buffer.alloc(0)
-    try {
-      data = readFile(this.#fs, path)
-    } catch {
-      return { count: 0, torn: 0 }
-    }
-    try {
-      acks = readFile(this.#fs, path.replace(/\.log$/, '.ack'))
-    } catch {
-      // No ack file: none of its records had an outcome.
-    }
-    // A file that does not begin as a segment is not the spool's: it is left alone.
-    if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) return { count: 0, torn: 0 }
-    const acked = new Set<number>()
-    for (let at = 0; at + 4 <= acks.length; at += 4) acked.add(acks.readUInt32LE(at))
-    let count = 0
-    const run = readFrames(data.subarray(SEGMENT_MAGIC.length), 0, 1, (o) => (acked.has(o) ? false : (count++, false)), true)
-    const segment = this.#store.adopt(path, data.length, count, acked)
-    this.#backlog.addTakenOver(segment)
-    if (count === 0) this.#store.giveUp(segment, 0)
-    return { count, torn: run.bad ? 1 : 0 }
   }
 
   /**

@@ -93,6 +93,21 @@ describe.each(CONFIGS)('Cloudflare Workers (workerd 1.20260426, $name)', ({ name
   )
 
   it(
+    'refuses the spool option with a ValidationError naming it (no disk outlives the request)',
+    async () => {
+      const { status, body } = await scenario('spool-refused')
+      expect({ status, ok: body.ok, name: body.name, field: body.field }).toEqual({
+        status: 200,
+        ok: true,
+        name: 'ValidationError',
+        field: 'spool',
+      })
+      expect(body.message).toContain('workerd')
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
     'retries after a 503: the message arrives once',
     async () => {
       expect(await scenario('retry')).toEqual({ status: 200, body: { ok: true } })
