@@ -124,7 +124,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       isDown: () => this.#send.outage?.isOpen === true,
       push: (entry) => this.#push(entry),
       pushRead: (entries) => this.#pushRead(entries),
-      flushQueued: (wantBatch) => this.#flushQueued(wantBatch),
+      flushQueued: (wantBatch, through) => this.#flushQueued(wantBatch, through),
       endQueued: (error) => this.#endQueued(error),
     }
   }
@@ -234,12 +234,14 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     return this.#spool === undefined ? this.#flushQueued(wantBatch) : this.#spool.flush(wantBatch)
   }
 
-  #flushQueued(wantBatch: boolean): Promise<FlushOutcome> {
-    if (this.#pendingCount === 0) return Promise.resolve({ error: undefined, batch: wantBatch ? [] : undefined })
+  // Waits for the messages queued up to `through` (every one, by default).
+  #flushQueued(wantBatch: boolean, through = this.#seq): Promise<FlushOutcome> {
+    if (this.#pendingCount === 0 || this.#firstPendingSeq() > through)
+      return Promise.resolve({ error: undefined, batch: wantBatch ? [] : undefined })
     return new Promise((resolve) => {
-      this.#waiters.add(this.#seq, wantBatch, resolve)
+      this.#waiters.add(through, wantBatch, resolve)
       this.#timers.hold(1)
-      this.#triggers.flushThrough(this.#seq)
+      this.#triggers.flushThrough(through)
     })
   }
 

@@ -24,6 +24,8 @@ export class SpoolFlow {
   readonly #callbacks = new Map<number, Callback>()
   readonly #replayed = new Set<number>()
   #replayedTotal = 0
+  /** The order number of the last message read back from the disk. */
+  #lastReadSeq = 0
   /** Messages in memory without a record (the disk refused it): an exit now would lose them. */
   unsaved = 0
 
@@ -100,6 +102,7 @@ export class SpoolFlow {
         rec: record.ref,
       }
     })
+    this.#lastReadSeq = seq
     host.pushRead(entries)
   }
 
@@ -111,18 +114,21 @@ export class SpoolFlow {
     const host = this.#host
     let error: Error | undefined
     const batch: Message[] | undefined = wantBatch ? [] : undefined
+    // The messages queued before the call, and those read back from the disk until none waits
+    // there (also those read back as requests end, while this waits: they are newer in memory).
+    let through = host.seq()
     let held = false
-    while (!host.gaveUp()) {
-      held = host.isDown()
-      if (held) break
-      const seq = host.seq()
+    while (!host.gaveUp() && !(held = host.isDown())) {
+      const read = this.#lastReadSeq
       this.pageIn()
-      if (seq === host.seq() && host.pending().count === 0) break
-      const outcome = await host.flushQueued(wantBatch)
+      // Memory is full of later messages: wait for them to make room.
+      if (this.#lastReadSeq === read && this.#spool.onDiskOnly > 0) through = host.seq()
+      through = Math.max(through, this.#lastReadSeq)
+      const outcome = await host.flushQueued(wantBatch, through)
       error ??= outcome.error
       if (batch !== undefined && outcome.batch !== undefined) batch.push(...outcome.batch)
       held = outcome.held === true
-      if (held || this.#spool.onDiskOnly === 0) break
+      if (held || (this.#spool.onDiskOnly === 0 && this.#lastReadSeq <= through)) break
     }
     await this.#spool.sync()
     return { error, batch, waiting: held ? host.pending().count + this.#spool.onDiskOnly : 0 }

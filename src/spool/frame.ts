@@ -102,3 +102,21 @@ export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep
   }
   return { frames, end: at, ordinal, bad: false, short: false }
 }
+
+/**
+ * Counts the records of `data` (a whole segment after its magic) whose ordinal `keep` accepts,
+ * by their lengths alone, up to one cut off or of an impossible length (`bad`). Checksums are
+ * checked when the records are read ({@link readFrames}): a segment is read once, not twice.
+ */
+export function countFrames(data: Buffer, keep: (ordinal: number) => boolean): { count: number; bad: boolean } {
+  let count = 0
+  let at = 0
+  for (let ordinal = 0; at < data.length; ordinal++) {
+    if (data.length - at < FRAME_HEADER_BYTES) return { count, bad: true }
+    const length = data.readUInt32LE(at)
+    if (length < 1 || length > MAX_PAYLOAD_BYTES || at + FRAME_HEADER_BYTES + length > data.length) return { count, bad: true }
+    if (keep(ordinal)) count += 1
+    at += FRAME_HEADER_BYTES + length
+  }
+  return { count, bad: false }
+}

@@ -1,6 +1,6 @@
 import type { Backlog } from './backlog'
 import { readFile, type SpoolFs } from './files'
-import { readFrames, SEGMENT_MAGIC } from './frame'
+import { countFrames, SEGMENT_MAGIC } from './frame'
 import { claim, findOrphans, removeEmptyParts, segmentsOf } from './parts'
 import type { SegmentStore } from './segments'
 
@@ -49,10 +49,9 @@ function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog)
   if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) return { count: 0, torn: 0 }
   const acked = new Set<number>()
   for (let at = 0; at + 4 <= acks.length; at += 4) acked.add(acks.readUInt32LE(at))
-  let count = 0
-  const run = readFrames(data.subarray(SEGMENT_MAGIC.length), 0, 1, (o) => (acked.has(o) ? false : (count++, false)), true)
+  const { count, bad } = countFrames(data.subarray(SEGMENT_MAGIC.length), (o) => !acked.has(o))
   const segment = store.adopt(path, data.length, count, acked)
   backlog.addTakenOver(segment)
   if (count === 0) store.giveUp(segment, 0)
-  return { count, torn: run.bad ? 1 : 0 }
+  return { count, torn: bad ? 1 : 0 }
 }

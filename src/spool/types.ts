@@ -18,8 +18,8 @@ export interface SpoolHost {
   push(entry: QueuedEntry): void
   /** Queues messages read back from the disk (their `seq`s follow `seq`), due at once. */
   pushRead(entries: QueuedEntry[]): void
-  /** Waits for every message queued so far to have an outcome, or for the breaker to open (`held`). */
-  flushQueued(wantBatch: boolean): Promise<FlushOutcome>
+  /** Waits for every message queued up to `through` to have an outcome, or for the breaker to open (`held`). */
+  flushQueued(wantBatch: boolean, through: number): Promise<FlushOutcome>
   /** Ends every queued message with `error` and stops taking them into requests. */
   endQueued(error: Error): void
 }

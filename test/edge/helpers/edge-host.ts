@@ -96,6 +96,10 @@ export interface ScenarioAnswer {
     stack?: string
     handed?: number
     fulfilled?: number
+    // spool-refused: the error the constructor threw.
+    name?: string
+    field?: string
+    message?: string
     outcome?: { delivered: boolean; messageId?: string; error?: string }
   }
 }
