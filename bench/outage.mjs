@@ -13,6 +13,9 @@
 // - recovery: the service answers 500 for 30 s, then 200; 20 messages a second throughout; the
 //   time from the service's return to the first message it accepts, and the requests per second
 //   it saw while down (the probes).
+// - kill-20, kill-2000: kill -9 at a random moment while tracking at 20 or 2,000 messages a
+//   second, eventrail with the spool (then a second process on the directory) and every client
+//   without one; lost and duplicated messageIds (bench/outage-kill.mjs).
 //
 // Results: bench/outage-results.json and the table between the outage markers of bench/RESULTS.md.
 
@@ -21,6 +24,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runScenario } from './outage-scenarios.mjs'
+import { KILL_CLIENTS, runKill } from './outage-kill.mjs'
+import { renderKill } from './lib/kill-report.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
@@ -31,28 +36,33 @@ const pick = (name) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[
 const CLIENTS = ['eventrail', 'analytics-node@6', '@segment/analytics-node@3'].filter(
   (c) => pick('client') === undefined || c === pick('client'),
 )
-const SCENARIOS = ['down-500', 'refused', 'hang', 'flaky-25', 'flaky-25-100k', 'recovery'].filter(
+const SCENARIOS = ['down-500', 'refused', 'hang', 'flaky-25', 'flaky-25-100k', 'recovery', 'kill-20', 'kill-2000'].filter(
   (s) => pick('scenario') === undefined || s === pick('scenario'),
 )
+// The kill -9 scenarios run eventrail with the spool too (a client of its own in their table).
+const clientsOf = (scenario) =>
+  scenario.startsWith('kill-') ? KILL_CLIENTS.filter((c) => pick('client') === undefined || c === pick('client')) : CLIENTS
 
 const sec = (ms) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`)
 
 if (process.env.OUTAGE_CHILD) {
   const { client, scenario, quick: isQuick } = JSON.parse(process.env.OUTAGE_CHILD)
-  const result = await runScenario(client, scenario, { root, quick: isQuick })
+  const result = scenario.startsWith('kill-')
+    ? await runKill(client, scenario, { root, quick: isQuick }).catch((err) => ({ error: String(err?.message ?? err).split('\n')[0] }))
+    : await runScenario(client, scenario, { root, quick: isQuick })
   process.send(result, () => process.exit(0))
 } else {
   const results = {}
   for (const scenario of SCENARIOS) {
     results[scenario] = {}
-    for (const client of CLIENTS) {
+    for (const client of clientsOf(scenario)) {
       process.stderr.write(`${scenario} · ${client} … `)
       results[scenario][client] =
         scenario === 'flaky-25-100k' && client !== 'eventrail' ? { skipped: true } : await runChild(client, scenario)
-      process.stderr.write(`${JSON.stringify(results[scenario][client])}\n`)
+      process.stderr.write(`${JSON.stringify(results[scenario][client], (k, v) => (k === 'runs' ? undefined : v))}\n`)
     }
   }
-  const markdown = render(results)
+  const markdown = [render(results), renderKill(results, SCENARIOS)].filter((part) => part !== '').join('\n\n')
   console.log(markdown)
   if (!quick && pick('client') === undefined && pick('scenario') === undefined) {
     writeFileSync(

@@ -17,6 +17,7 @@ import { dependencyClosure, publishedBytes } from './lib/footprint.mjs'
 import { summarizeProfile } from './lib/profile.mjs'
 import { renderTables, renderProfile } from './lib/report.mjs'
 import { takeSnapshot } from './lib/snapshot.mjs'
+import { runSpoolRows } from './lib/spool-row.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
@@ -292,6 +293,15 @@ async function main() {
       S.tenants = await interleaved('6 tenants', (c) =>
         measure(sink, host, 'tenants', c, { tenants: countFor(c, 'tenants'), idleWaitMs: P.idleWaitMs }),
       )
+    }
+    if (wanted(7) && clients.includes('eventrail')) {
+      // 7: scenario 1 for eventrail without and with the disk spool (bench/lib/spool-row.mjs).
+      S.spool = await runSpoolRows({
+        runs: P.runs,
+        measure: (spoolDir) => measure(sink, host, 'caller', 'eventrail', { calls: P.calls, ...(spoolDir ? { spoolDir } : {}) }),
+        combine,
+        log: (line) => console.error(line),
+      })
     }
     results.meta.durationS = (Date.now() - started.getTime()) / 1000
     const tables = renderTables(results)

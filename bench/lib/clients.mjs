@@ -63,10 +63,12 @@ function baselineAdapter({ BaselineClient }) {
 
 function eventrailAdapter({ Analytics }) {
   return {
-    create(writeKey, { host, flushAt }) {
+    // `spoolDir`: the disk spool on that directory (bench scenario 7); default options otherwise.
+    create(writeKey, { host, flushAt, spoolDir }) {
       const client = new Analytics(writeKey, {
         host,
         ...(flushAt ? { flushAt } : {}),
+        ...(spoolDir ? { spool: { dir: spoolDir } } : {}),
         // Set so that a refused message or a failed request never throws or rejects; counted by stats().
         errorHandler: () => {},
       })
@@ -77,6 +79,7 @@ function eventrailAdapter({ Analytics }) {
           const { failed, dropped } = client.stats()
           return failed + dropped
         },
+        spool: () => client.stats().spool,
       }
     },
   }

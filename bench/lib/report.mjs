@@ -1,5 +1,7 @@
 // Markdown tables of a bench run: every figure with its ratio to the baseline of the same run.
 
+import { renderSpoolSection, spoolTargetRows } from './report-spool.mjs'
+
 const BASE = 'baseline'
 
 function num(value, digits = 0) {
@@ -257,7 +259,8 @@ export function renderTables(results) {
       ),
     )
   }
-  const targets = targetRows(results)
+  out.push(...renderSpoolSection(S.spool, P))
+  const targets = [...targetRows(results), ...spoolTargetRows(S.spool)]
   if (targets.length > 0) {
     out.push('', '### Targets (eventrail)', '')
     out.push(table(['target', 'measured', 'met'], targets))

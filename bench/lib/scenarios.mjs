@@ -46,9 +46,10 @@ async function trackMany(client, count, offset = 0, perYield = CALLS_PER_YIELD) 
  * Scenario 1: the cost to the caller, per call and in total CPU until every event is acknowledged.
  * The same run gives scenario 2a: events per second from the first call to the last acknowledgement.
  */
-export async function caller({ clientName, host, calls }) {
+export async function caller({ clientName, host, calls, spoolDir }) {
   const adapter = await loadClient(clientName)
-  const client = adapter.create('bench-write-key', { host })
+  // `spoolDir` (eventrail only, scenario 7): the same run with the disk spool on.
+  const client = adapter.create('bench-write-key', { host, ...(spoolDir ? { spoolDir } : {}) })
   gcNow()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
@@ -65,6 +66,9 @@ export async function caller({ clientName, host, calls }) {
     eventsPerSec: calls / (wallMs / 1000),
     sent: calls,
     clientFailed: client.failed(),
+    // The kernel's share (writes, and with the spool fdatasync and unlink), for scenario 7's table.
+    cpuSystemUsPerEvent: process.cpuUsage(cpu0).system / calls,
+    ...(spoolDir ? { spoolBytesLeft: client.spool().bytes, spoolAvailable: client.spool().available } : {}),
   }
 }
 

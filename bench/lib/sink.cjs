@@ -36,6 +36,9 @@ function emptyCounts() {
     peakInFlight: 0,
     resentRequests: 0,
     faults: 0,
+    // When the first request of the count began to arrive and the last one was read (epoch ms, to compare with a client's clock).
+    firstRequestAt: undefined,
+    lastRequestAt: undefined,
   }
 }
 
@@ -81,6 +84,7 @@ function createSink(options = {}) {
   })
 
   function handle(req, res) {
+    counts.firstRequestAt ??= performance.timeOrigin + performance.now()
     inFlight += 1
     if (inFlight > counts.peakInFlight) counts.peakInFlight = inFlight
     res.on('close', () => (inFlight -= 1))
@@ -94,6 +98,7 @@ function createSink(options = {}) {
       chunks.push(chunk)
     })
     req.on('end', () => {
+      counts.lastRequestAt = performance.timeOrigin + performance.now()
       counts.requests += 1
       counts.bytes += size
       if (size > counts.largestRequest) counts.largestRequest = size
