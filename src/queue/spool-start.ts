@@ -1,6 +1,5 @@
 import { DeliveryError, QueueFullError, ServiceUnavailableError, SpoolError } from '../errors'
 import { messageText } from '../message/serialize'
-import { utf8ByteLength } from '../runtime'
 import type { SpoolFlow, SpoolFs, SpoolHost } from '../spool/index'
 import type { ResolvedSpool } from '../spool-option'
 import { loadSpoolModule } from './spool-load'
@@ -20,7 +19,6 @@ export function startSpool(spool: ResolvedSpool, host: SpoolHost, reports: Spool
     ServiceUnavailableError,
     DeliveryError,
     messageText,
-    utf8ByteLength,
     report: (err) => reports.report(err),
     replay: (count, torn) => reports.replay?.(count, torn),
   })

@@ -8,6 +8,8 @@ export interface SpoolRecord {
   readonly ref: number
   /** The message's wire JSON. */
   readonly text: string
+  /** Its length in UTF-8 bytes. */
+  readonly bytes: number
   readonly isAlias: boolean
   /** Written by an earlier process (a replay), not by this one. */
   readonly replayed: boolean
@@ -75,7 +77,7 @@ export class Backlog {
       const cursor = this.#cursors[0]
       const before = out.length
       this.#readFrom(cursor, maxCount - out.length, maxBytes - bytes, out)
-      for (let i = before; i < out.length; i++) bytes += out[i].text.length
+      for (let i = before; i < out.length; i++) bytes += out[i].bytes
       if (cursor.remaining === 0) {
         this.#cursors.shift()
         if (cursor === this.#own) this.#own = undefined
@@ -114,10 +116,21 @@ export class Backlog {
     )
     const base = segment.id * RECORDS_PER_SEGMENT
     for (const frame of run.frames)
-      out.push({ ref: base + frame.ordinal, text: frame.text, isAlias: frame.isAlias, replayed: !segment.own })
+      out.push({
+        ref: base + frame.ordinal,
+        text: frame.text,
+        bytes: frame.bytes - FRAME_HEADER_BYTES - 1,
+        isAlias: frame.isAlias,
+        replayed: !segment.own,
+      })
     cursor.offset += run.end
     cursor.ordinal = run.ordinal
-    cursor.remaining -= run.frames.length
+    cursor.remaining -= run.frames.length + run.skipped
+    if (run.skipped > 0) {
+      this.torn += run.skipped
+      this.count -= run.skipped
+      this.#store.giveUp(segment, run.skipped)
+    }
     if (run.bad) {
       this.torn += 1
       this.#lose(cursor)

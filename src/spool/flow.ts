@@ -34,8 +34,11 @@ export class SpoolFlow {
     this.#host = host
     this.#deps = deps
     this.#spool = new Spool(settings, {
-      unavailable: (code, message) =>
-        deps.report(new deps.SpoolError(code, `spool: ${message}; messages are kept in memory only until the disk takes writes again`)),
+      // After the call: a disk that refuses the constructor's writes is heard by listeners added after it.
+      unavailable: (code, message) => {
+        const error = new deps.SpoolError(code, `spool: ${message}; messages are kept in memory only until the disk takes writes again`)
+        void Promise.resolve().then(() => deps.report(error))
+      },
       found: (count, torn) => {
         this.pageIn()
         // After the constructor: listeners added right after it hear of the replay.
@@ -95,7 +98,7 @@ export class SpoolFlow {
         seq: ++seq,
         at: now,
         json,
-        bytes: this.#deps.utf8ByteLength(json),
+        bytes: record.bytes,
         head: undefined,
         isAlias: record.isAlias,
         callback,

@@ -66,11 +66,13 @@ export interface Frame {
 /** What {@link readFrames} found. */
 export interface FrameRun {
   readonly frames: Frame[]
+  /** Records (that `keep` accepts) whose checksum or kind is wrong: skipped, never sent. */
+  readonly skipped: number
   /** Where the next record starts (relative to `data`). */
   readonly end: number
   /** The next record's ordinal. */
   readonly ordinal: number
-  /** A record that is not whole, or whose checksum or kind is wrong, stopped the reading there. */
+  /** A record that is cut off, or of an impossible length, stopped the reading there: nothing after it can be trusted. */
   readonly bad: boolean
   /** Whether the last record in `data` was cut off (more bytes are needed to read it). */
   readonly short: boolean
@@ -78,29 +80,32 @@ export interface FrameRun {
 
 /**
  * Reads records from `data`, numbering them from `ordinal`, up to `maxCount` of them whose
- * ordinal `keep` accepts (the others are stepped over: records that already had their outcome).
+ * ordinal `keep` accepts (the others are stepped over: records that already had their outcome);
+ * a record whose checksum fails counts towards `maxCount` as skipped.
  * `isEnd` says that no byte follows `data`: a record cut off there is torn, not short.
  */
 export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep: (ordinal: number) => boolean, isEnd: boolean): FrameRun {
   const frames: Frame[] = []
+  let skipped = 0
   let at = 0
-  while (frames.length < maxCount) {
-    if (data.length - at < FRAME_HEADER_BYTES)
-      return { frames, end: at, ordinal, bad: isEnd && at < data.length, short: !isEnd && at < data.length }
+  const stopHere = (bad: boolean, short: boolean): FrameRun => ({ frames, skipped, end: at, ordinal, bad, short })
+  while (frames.length + skipped < maxCount) {
+    if (data.length - at < FRAME_HEADER_BYTES) return stopHere(isEnd && at < data.length, !isEnd && at < data.length)
     const length = data.readUInt32LE(at)
-    if (length < 1 || length > MAX_PAYLOAD_BYTES) return { frames, end: at, ordinal, bad: true, short: false }
+    if (length < 1 || length > MAX_PAYLOAD_BYTES) return stopHere(true, false)
     const stop = at + FRAME_HEADER_BYTES + length
-    if (stop > data.length) return { frames, end: at, ordinal, bad: isEnd, short: !isEnd }
+    if (stop > data.length) return stopHere(isEnd, !isEnd)
     const payload = data.subarray(at + FRAME_HEADER_BYTES, stop)
     const kind = payload[0]
-    if (crc32(payload) !== data.readUInt32LE(at + 4) || (kind !== KIND_ALIAS && kind !== KIND_BATCH)) {
-      return { frames, end: at, ordinal, bad: true, short: false }
-    }
-    if (keep(ordinal)) frames.push({ ordinal, isAlias: kind === KIND_ALIAS, text: payload.toString('utf8', 1), bytes: stop - at })
+    const isWhole = crc32(payload) === data.readUInt32LE(at + 4) && (kind === KIND_ALIAS || kind === KIND_BATCH)
+    // A record whose bytes do not match its checksum is skipped; its length still leads to the next.
+    if (!isWhole) {
+      if (keep(ordinal)) skipped += 1
+    } else if (keep(ordinal)) frames.push({ ordinal, isAlias: kind === KIND_ALIAS, text: payload.toString('utf8', 1), bytes: stop - at })
     ordinal += 1
     at = stop
   }
-  return { frames, end: at, ordinal, bad: false, short: false }
+  return stopHere(false, false)
 }
 
 /**

@@ -11,6 +11,8 @@ import { createFile, readFile, writeAll, type SpoolFs } from './files'
 
 /** A part whose heartbeat is older than this is a dead process's (another host, or a reused pid). */
 export const STALE_MS = 30_000
+/** On this host, a part whose pid is alive is taken over only past this (the pid was reused). */
+const REUSED_PID_MS = 10 * 60_000
 const OWNER_FILE = 'owner.json'
 
 // Parts opened by clients of this process and not closed: a part with this pid that is not here
@@ -84,15 +86,18 @@ function isOrphan(fs: SpoolFs, path: string): boolean {
     }
     return Date.now() - beatMs > STALE_MS
   }
-  if (Date.now() - beatMs > STALE_MS) return true
+  const age = Date.now() - beatMs
   const owner = readOwner(fs, path)
-  if (owner === undefined || owner.host !== hostname()) return false
+  // Another host (or no readable owner): only the heartbeat can tell.
+  if (owner === undefined || owner.host !== hostname()) return age > STALE_MS
+  // This host: the pid tells. A live process whose event loop was blocked past the heartbeat's
+  // age keeps its part; only a pid taken by another process long after (a reused pid) does not.
   if (owner.pid === process.pid) return true
   try {
     process.kill(owner.pid, 0)
-    return false
+    return age > REUSED_PID_MS
   } catch (err) {
-    return (err as { code?: unknown }).code === 'ESRCH'
+    return (err as { code?: unknown }).code === 'ESRCH' || age > REUSED_PID_MS
   }
 }
 
@@ -133,7 +138,16 @@ function listDir(fs: SpoolFs, dir: string) {
   return fs.readdirSync(dir, { withFileTypes: true })
 }
 
-/** Deletes the directories of parts taken over that hold no segment any more. */
+// Nothing is left in it but its owner file and ack files: a file the spool did not write stays.
+function holdsOnlySpoolFiles(fs: SpoolFs, dir: string): boolean {
+  try {
+    return listDir(fs, dir).every((d) => d.isFile() && (d.name === OWNER_FILE || d.name.endsWith('.ack')))
+  } catch {
+    return false
+  }
+}
+
+/** Deletes the directories of parts taken over that hold no segment any more (nor any file the spool did not write). */
 export function removeEmptyParts(fs: SpoolFs, dir: string): void {
   let entries: ReturnType<typeof listDir>
   try {
@@ -145,6 +159,6 @@ export function removeEmptyParts(fs: SpoolFs, dir: string): void {
     if (!d.isDirectory() || !d.name.startsWith('from-')) continue
     const sub = `${dir}/${d.name}`
     removeEmptyParts(fs, sub)
-    if (segmentsOf(fs, sub).length === 0) fs.rmSync(sub, { recursive: true, force: true })
+    if (holdsOnlySpoolFiles(fs, sub)) fs.rmSync(sub, { recursive: true, force: true })
   }
 }

@@ -70,12 +70,14 @@ export class SegmentStore {
 
   /**
    * Appends the record of a message and returns its reference, the disk having it (the kernel's
-   * page cache: a process killed now loses nothing). Throws a {@link SpoolWriteError} when the
-   * disk cannot take it; the segment is then as before.
+   * page cache: a process killed now loses nothing), or -1 when the spool's files would pass
+   * `maxBytes`. Throws a {@link SpoolWriteError} when the disk cannot take it; the segment is then as before.
    */
-  append(text: string, isAlias: boolean): number {
-    const segment = this.#active ?? this.#begin()
+  append(text: string, isAlias: boolean, maxBytes: number): number {
     const { buffer, length } = encodeFrame(this.#scratch, text, isAlias)
+    // Ack files are not counted: 4 bytes a record at most, deleted with their segment.
+    if (this.bytes + length + (this.#active === undefined ? SEGMENT_MAGIC.length : 0) > maxBytes) return -1
+    const segment = this.#active ?? this.#begin()
     try {
       writeAll(this.#fs, segment.fd, buffer, length)
     } catch (err) {

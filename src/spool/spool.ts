@@ -1,5 +1,5 @@
 import { Backlog, type SpoolRecord } from './backlog'
-import { FRAME_HEADER_BYTES, SEGMENT_MAGIC } from './frame'
+import { SEGMENT_MAGIC } from './frame'
 import { errorCode, realFs, type SpoolFs } from './files'
 import { beat, createPart, releasePart } from './parts'
 import { SpoolWriteError } from './segment'
@@ -100,16 +100,16 @@ export class Spool {
    */
   append(text: string, isAlias: boolean, diskOnly: boolean): number {
     if (!this.isAvailable) return SPOOL_UNAVAILABLE
-    if (this.#store.bytes + FRAME_HEADER_BYTES + 1 + text.length > this.#maxBytes) return SPOOL_FULL
     const before = this.#store.active
     const offset = before?.size ?? SEGMENT_MAGIC.length
     let ref: number
     try {
-      ref = this.#store.append(text, isAlias)
+      ref = this.#store.append(text, isAlias, this.#maxBytes)
     } catch (err) {
       this.#fail(err instanceof SpoolWriteError ? err.code : errorCode(err), String((err as Error)?.message ?? err))
       return SPOOL_UNAVAILABLE
     }
+    if (ref < 0) return SPOOL_FULL
     this.#down = false
     if (diskOnly) {
       const segment = this.#store.get(Math.floor(ref / RECORDS_PER_SEGMENT))

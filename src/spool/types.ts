@@ -31,7 +31,6 @@ export interface SpoolDeps {
   readonly ServiceUnavailableError: new (message: string) => Error
   readonly DeliveryError: new (message: string) => Error
   messageText(serialized: Serialized): string
-  utf8ByteLength(text: string): number
   /** The disk refuses writes (a `SpoolError`). */
   report(error: Error): void
   /** Records of a gone client were taken over: `count` to send, `torn` skipped. */
