@@ -1,5 +1,4 @@
 import { DeliveryError, QueueFullError, ServiceUnavailableError, SpoolError } from '../errors'
-import { messageText } from '../message/serialize'
 import type { SpoolFlow, SpoolFs, SpoolHost } from '../spool/index'
 import type { ResolvedSpool } from '../spool-option'
 import { loadSpoolModule } from './spool-load'
@@ -18,7 +17,6 @@ export function startSpool(spool: ResolvedSpool, host: SpoolHost, reports: Spool
     SpoolError,
     ServiceUnavailableError,
     DeliveryError,
-    messageText,
     report: (err) => reports.report(err),
     replay: (count, torn) => reports.replay?.(count, torn),
   })

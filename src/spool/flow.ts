@@ -53,7 +53,7 @@ export class SpoolFlow {
   enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, isFull: boolean): Error | undefined {
     const host = this.#host
     const diskOnly = isFull || host.isDown() || this.#spool.isOverflowing
-    const rec = this.#spool.append(this.#deps.messageText(serialized), isAlias, diskOnly)
+    const rec = this.#spool.append(serialized.head, serialized.json, isAlias, diskOnly)
     if (rec === SPOOL_FULL) {
       const { dir, maxBytes } = this.#settings
       return new this.#deps.QueueFullError(

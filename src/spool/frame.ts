@@ -39,19 +39,30 @@ function makeTable(): Int32Array {
   return t
 }
 
+/** The buffer the last {@link encodeFrame} wrote into: its scratch, or a bigger one. */
+export let encoded: Buffer = Buffer.alloc(0)
+
 /**
- * Writes the record of `text` into `scratch` (or a bigger buffer when it does not fit) and returns
- * the buffer and the record's length in it.
+ * Writes the record of a message (`head + json.slice(1)` when it has a head, see `Serialized`)
+ * into `scratch`, or a bigger buffer when it does not fit (then in {@link encoded}), and returns
+ * the record's length. The message text is not joined first: each part is encoded where it goes.
  */
-export function encodeFrame(scratch: Buffer, text: string, isAlias: boolean): { buffer: Buffer; length: number } {
-  let buffer = scratch
+export function encodeFrame(scratch: Buffer, head: string | undefined, json: string, isAlias: boolean): number {
+  const chars = (head?.length ?? 0) + json.length
   // UTF-8 takes at most 3 bytes for a UTF-16 code unit.
-  if (FRAME_HEADER_BYTES + 1 + text.length * 3 > buffer.length) buffer = Buffer.allocUnsafe(FRAME_HEADER_BYTES + 1 + text.length * 3)
+  const buffer = FRAME_HEADER_BYTES + 1 + chars * 3 > scratch.length ? Buffer.allocUnsafe(FRAME_HEADER_BYTES + 1 + chars * 3) : scratch
+  encoded = buffer
   buffer[FRAME_HEADER_BYTES] = isAlias ? KIND_ALIAS : KIND_BATCH
-  const payloadBytes = 1 + buffer.write(text, FRAME_HEADER_BYTES + 1, 'utf8')
+  let at = FRAME_HEADER_BYTES + 1
+  if (head === undefined) at += buffer.write(json, at, 'utf8')
+  else {
+    at += buffer.write(head, at, 'utf8')
+    at += buffer.write(json.slice(1), at, 'utf8')
+  }
+  const payloadBytes = at - FRAME_HEADER_BYTES
   buffer.writeUInt32LE(payloadBytes, 0)
-  buffer.writeUInt32LE(crc32(buffer.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + payloadBytes)), 4)
-  return { buffer, length: FRAME_HEADER_BYTES + payloadBytes }
+  buffer.writeUInt32LE(crc32(buffer.subarray(FRAME_HEADER_BYTES, at)), 4)
+  return at
 }
 
 /** One record read back. */

@@ -1,4 +1,4 @@
-import { encodeFrame, SEGMENT_MAGIC } from './frame'
+import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
 import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
 import { SpoolWriteError, type Segment } from './segment'
 
@@ -73,8 +73,9 @@ export class SegmentStore {
    * page cache: a process killed now loses nothing), or -1 when the spool's files would pass
    * `maxBytes`. Throws a {@link SpoolWriteError} when the disk cannot take it; the segment is then as before.
    */
-  append(text: string, isAlias: boolean, maxBytes: number): number {
-    const { buffer, length } = encodeFrame(this.#scratch, text, isAlias)
+  append(head: string | undefined, json: string, isAlias: boolean, maxBytes: number): number {
+    const length = encodeFrame(this.#scratch, head, json, isAlias)
+    const buffer = encoded
     // Ack files are not counted: 4 bytes a record at most, deleted with their segment.
     if (this.bytes + length + (this.#active === undefined ? SEGMENT_MAGIC.length : 0) > maxBytes) return -1
     const segment = this.#active ?? this.#begin()

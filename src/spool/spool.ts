@@ -98,13 +98,13 @@ export class Spool {
    * returns its reference; {@link SPOOL_FULL} or {@link SPOOL_UNAVAILABLE} when it could not.
    * With `diskOnly`, the record is read back later: the client keeps no copy in memory.
    */
-  append(text: string, isAlias: boolean, diskOnly: boolean): number {
+  append(head: string | undefined, json: string, isAlias: boolean, diskOnly: boolean): number {
     if (!this.isAvailable) return SPOOL_UNAVAILABLE
     const before = this.#store.active
     const offset = before?.size ?? SEGMENT_MAGIC.length
     let ref: number
     try {
-      ref = this.#store.append(text, isAlias, this.#maxBytes)
+      ref = this.#store.append(head, json, isAlias, this.#maxBytes)
     } catch (err) {
       this.#fail(err instanceof SpoolWriteError ? err.code : errorCode(err), String((err as Error)?.message ?? err))
       return SPOOL_UNAVAILABLE

@@ -1,6 +1,5 @@
 import type { FlushOutcome } from '../queue/flush-waiters'
 import type { QueuedEntry } from '../queue/queue'
-import type { Serialized } from '../message/serialize'
 
 /** What the client's scheduler lets the spool see and do. */
 export interface SpoolHost {
@@ -24,13 +23,12 @@ export interface SpoolHost {
   endQueued(error: Error): void
 }
 
-/** What the library gives the spool: its error classes (one copy of each) and helpers. */
+/** What the library gives the spool: its error classes (one copy of each) and where to report. */
 export interface SpoolDeps {
   readonly QueueFullError: new (message: string) => Error
   readonly SpoolError: new (code: string, message: string) => Error
   readonly ServiceUnavailableError: new (message: string) => Error
   readonly DeliveryError: new (message: string) => Error
-  messageText(serialized: Serialized): string
   /** The disk refuses writes (a `SpoolError`). */
   report(error: Error): void
   /** Records of a gone client were taken over: `count` to send, `torn` skipped. */
