@@ -5,15 +5,13 @@ import { SPOOL_FS } from '../../src/spool-option'
 import type { SpoolFs } from '../../src/spool/files'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { closeAfterEach, failOnUnhandledRejections, readSegment, segmentFiles, useTempDirs } from './helpers'
+import { readSegment, segmentFiles, spoolTestFile } from './helpers'
 
 // Issue 22: "A full or read-only disk never crashes the host: the client reports it and goes on
 // in memory." The disk is the spool's SpoolFs stand-in (SPOOL_FS, tests only): node:fs whose
 // calls fail with the error a full or read-only disk gives.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: FaultServer
 afterEach(async () => {
   await server?.close()

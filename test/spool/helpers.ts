@@ -45,6 +45,15 @@ export function failOnUnhandledRejections(): void {
  * a spool's timer left running would make its directory again after the test removed it. Call it
  * before useTempDirs(): afterEach hooks run in the order they were added.
  */
+/**
+ * What every spool test file sets up: no unhandled rejection, each client closed after its test,
+ * temp dirs removed after the file.
+ */
+export function spoolTestFile(): { keep: <T extends Analytics>(client: T) => T; tempDir: () => string } {
+  failOnUnhandledRejections()
+  return { keep: closeAfterEach(), tempDir: useTempDirs() }
+}
+
 export function closeAfterEach(): <T extends Analytics>(client: T) => T {
   const open: Analytics[] = []
   afterEach(async () => {

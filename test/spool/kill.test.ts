@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
-import { closeAfterEach, failOnUnhandledRejections, refusedUrl, resultOf, runChild, segmentFiles, useTempDirs, type Child } from './helpers'
+import { refusedUrl, resultOf, runChild, segmentFiles, spoolTestFile, type Child } from './helpers'
 
 // Issue 22: what track() accepted survives kill -9. A child process (the built package) tracks
 // messages with explicit messageIds and prints each one a call accepted; it dies by SIGKILL; then
@@ -9,9 +9,7 @@ import { closeAfterEach, failOnUnhandledRejections, refusedUrl, resultOf, runChi
 // message is lost; a message arrives twice only with its one messageId and the same content, and
 // only when the first process had it delivered (in flight when it died).
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 const servers: FaultServer[] = []
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()

@@ -3,14 +3,12 @@ import * as path from 'node:path'
 import { Analytics, QueueFullError, ValidationError, type DropInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { closeAfterEach, failOnUnhandledRejections, segmentFiles, useTempDirs } from './helpers'
+import { segmentFiles, spoolTestFile } from './helpers'
 
 // Issue 22: "spool.maxBytes (choose a default); past it a clear error (QueueFullError)", and the
 // option's mistakes name the field.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: FaultServer | undefined
 afterEach(async () => {
   await server?.close()

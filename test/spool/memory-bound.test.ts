@@ -2,16 +2,14 @@ import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Analytics, type FlushInfo, type ReplayInfo } from '../../src'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { closeAfterEach, deadPart, failOnUnhandledRejections, frame, segment, segmentFiles, useTempDirs, wireMessage } from './helpers'
+import { deadPart, frame, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: past the memory bound (maxQueueSize), messages wait on the disk only and are read back
 // as memory frees up. flush() still "resolves when every message enqueued before the call has an
 // outcome", and closeAndFlush() waits for what a gone client left ("closeAndFlush() waits for
 // those too"), however many more than the memory holds.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: SlowServer
 afterEach(async () => {
   await server?.close()

@@ -1,15 +1,13 @@
 import { Analytics, ServiceUnavailableError, type ReplayInfo } from '../../src'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { closeAfterEach, failOnUnhandledRejections, segmentFiles, useTempDirs } from './helpers'
+import { segmentFiles, spoolTestFile } from './helpers'
 
 // Issue 22: "Outages with a spool fail nothing: while the breaker is open, messages wait on disk
 // until the service is back, and flush() settles once they are safely on disk, saying how many
 // are waiting." The service answers 500 (the breaker opens), then 200.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: FaultServer
 afterEach(async () => {
   await server?.close()

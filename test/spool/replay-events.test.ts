@@ -1,15 +1,13 @@
 import { Analytics, DeliveryError, type DropInfo, type FlushInfo, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { closeAfterEach, deadPart, failOnUnhandledRejections, frame, segment, segmentFiles, useTempDirs, wireMessage } from './helpers'
+import { deadPart, frame, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: replayed messages report their outcome through events (their callbacks went with the
 // process that died): `replay` when they are taken over, `replayed` in `flush` and `drop` events,
 // `stats().spool.replayed`. The gone client's part is made by hand (a dead pid on this host).
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: FaultServer
 afterEach(async () => {
   await server?.close()

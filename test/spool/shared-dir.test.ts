@@ -3,15 +3,13 @@ import * as path from 'node:path'
 import { Analytics, ServiceUnavailableError, type ReplayInfo } from '../../src'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { closeAfterEach, failOnUnhandledRejections, refusedUrl, resultOf, runChild, segmentFiles, useTempDirs } from './helpers'
+import { refusedUrl, resultOf, runChild, segmentFiles, spoolTestFile } from './helpers'
 
 // Issue 22: "Two processes on one directory must not lose or double-send: ... give each its own
 // part and let a survivor take over a dead one's." A survivor looks for parts of gone clients every
 // 5 s (with its heartbeat); a dead pid on this host is gone at once.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 const servers: FaultServer[] = []
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()

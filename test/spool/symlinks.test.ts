@@ -3,26 +3,14 @@ import { hostname } from 'node:os'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import {
-  closeAfterEach,
-  deadPart,
-  deadPid,
-  failOnUnhandledRejections,
-  filesUnder,
-  frame,
-  segment,
-  useTempDirs,
-  wireMessage,
-} from './helpers'
+import { deadPart, deadPid, filesUnder, frame, segment, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: "Files are created without following links planted at their names." The names a
 // client opens that someone else could plant are those of a dead client's part it takes over (its
 // own part has a fresh random name and is made with mkdir): its segments and ack files. A link
 // there must be neither read through, written through, nor have its target deleted.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: FaultServer
 afterEach(async () => {
   await server?.close()

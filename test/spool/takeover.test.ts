@@ -3,26 +3,13 @@ import { hostname } from 'node:os'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
-import {
-  closeAfterEach,
-  deadPid,
-  failOnUnhandledRejections,
-  filesUnder,
-  frame,
-  refusedUrl,
-  runChild,
-  segment,
-  useTempDirs,
-  wireMessage,
-} from './helpers'
+import { deadPid, filesUnder, frame, refusedUrl, runChild, segment, spoolTestFile, wireMessage } from './helpers'
 
-// Issue 22: which parts a client takes over (a gone client's: a dead pid on this host, or a
-// heartbeat older than 30 s) and which it leaves (a live client's), and takeovers in a chain: a
+// Issue 22: which parts a client takes over (a gone client's: a dead pid on this host, or from
+// another host a heartbeat older than 30 s) and which it leaves (a live client's), and takeovers in a chain: a
 // client that took over a part dies in its turn, with some of those records delivered.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 const servers: FaultServer[] = []
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()

@@ -2,27 +2,13 @@ import { readdirSync, statSync, truncateSync } from 'node:fs'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import {
-  closeAfterEach,
-  deadPart,
-  failOnUnhandledRejections,
-  filesUnder,
-  frame,
-  refusedUrl,
-  runChild,
-  segment,
-  segmentFiles,
-  useTempDirs,
-  wireMessage,
-} from './helpers'
+import { deadPart, filesUnder, frame, refusedUrl, runChild, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: "Records carry a length and a checksum: a torn write at a crash is skipped and
 // counted, never sent as garbage." Segments are written by hand in the spool's format (the magic
 // ERSPOOL1, then u32 length | u32 crc32 | 'b' + JSON), in the part of a client whose pid is dead.
 
-const keep = closeAfterEach()
-const tempDir = useTempDirs()
-failOnUnhandledRejections()
+const { keep, tempDir } = spoolTestFile()
 let server: FaultServer
 afterEach(async () => {
   await server?.close()
