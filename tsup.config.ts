@@ -52,7 +52,14 @@ export default defineConfig([
   { ...common, entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts' }, format: ['esm'], onSuccess: dropSourceMapComments(/\.js$/) },
   // The disk spool: one CommonJS file that both builds load synchronously on a spool client's
   // construction (src/queue/spool-load.ts), and nothing else does. It imports nothing of the library.
-  { ...common, entry: { spool: 'src/spool/index.ts' }, format: ['cjs'], dts: false, splitting: false, onSuccess: dropSourceMapComments(/^spool\.cjs$/) },
+  {
+    ...common,
+    entry: { spool: 'src/spool/index.ts' },
+    format: ['cjs'],
+    dts: false,
+    splitting: false,
+    onSuccess: dropSourceMapComments(/^spool\.cjs$/),
+  },
   {
     ...common,
     entry: LIBRARY_ENTRIES,
