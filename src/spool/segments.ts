@@ -126,8 +126,8 @@ export class SegmentStore {
     for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
     try {
       if (segment.ackFd < 0) segment.ackFd = appendFile(this.#fs, segment.ackPath)
+      // Not synced on its own: a lost ack costs at most a duplicate, never a loss.
       writeAll(this.#fs, segment.ackFd, ordinals, ordinals.length)
-      this.#dirty.add(segment.ackFd)
     } catch {
       // A lost ack costs at most a duplicate after a crash (same messageId): never an error.
     }
