@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCollector, type Collector } from '../../src/collector'
 
@@ -17,6 +18,9 @@ import { createCollector, type Collector } from '../../src/collector'
 // title says why. EVENTRAIL_SKIP_RUNTIMES=1 skips them on purpose.
 const ROOT = join(__dirname, '..', '..')
 const SCRIPT = join(__dirname, 'fixtures', 'runtime-check.mjs')
+// Where the script's disk-spool check makes its directory (given to it: Deno reads no env here).
+const SPOOL_ROOT = mkdtempSync(join(tmpdir(), 'eventrail-runtime-spool-'))
+afterAll(() => rmSync(SPOOL_ROOT, { recursive: true, force: true }))
 const CACHE = process.env.EVENTRAIL_RUNTIMES_CACHE || join(ROOT, 'node_modules', '.cache', 'eventrail-runtimes')
 const BUN_VERSION = '1.4.5'
 const DENO_VERSION = '2.9.6'
@@ -125,11 +129,22 @@ function installRuntime(name: RuntimeName): Runtime {
   if (!version.stdout.includes(pkg.version)) return none(`${name} --version printed ${lastLine(version.stdout)}, not ${pkg.version}`)
   // Deno: network access to the loopback collector only; it reads local modules without a
   // permission. It uses the repository's node_modules as it is (no install, no lock file), and
-  // fails rather than asks when a permission is missing.
+  // fails rather than asks when a permission is missing. The disk spool's check reads and writes
+  // one directory (SPOOL_ROOT), loads dist/spool.cjs, and reads the host name (a part's owner).
   const command =
     name === 'bun'
       ? [installed.binary]
-      : [installed.binary, 'run', '--no-prompt', '--no-lock', '--node-modules-dir=manual', '--allow-net=127.0.0.1']
+      : [
+          installed.binary,
+          'run',
+          '--no-prompt',
+          '--no-lock',
+          '--node-modules-dir=manual',
+          '--allow-net=127.0.0.1',
+          `--allow-read=${join(ROOT, 'dist')},${SPOOL_ROOT}`,
+          `--allow-write=${SPOOL_ROOT}`,
+          '--allow-sys=hostname',
+        ]
   return { command, env, reason: '' }
 }
 
@@ -160,7 +175,16 @@ const TEST_TIMEOUT_MS = 90_000
 // Asynchronous: the collector runs in this process and must answer while the script runs.
 function check(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<Report> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0], [...command.slice(1), SCRIPT, collector.url], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      command[0],
+      [
+        ...command.slice(1),
+        SCRIPT,
+        collector.url,
+        join(SPOOL_ROOT, command[0].includes('deno') ? 'deno' : command[0].includes('bun') ? 'bun' : 'node'),
+      ],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -193,9 +217,11 @@ function expectEverythingArrived(): void {
       ['GLOBAL_FETCH', '/v1/alias', 'alias', 'accepted', null],
       ['GZIP', '/v1/batch', 'track', 'accepted', 'Compressed'],
       ['DEFAULT_FETCH', '/v1/batch', 'track', 'accepted', 'Default Transport'],
+      ['SPOOL', '/v1/batch', 'track', 'accepted', 'Spooled'],
     ]),
   )
-  expect(arrived).toHaveLength(5)
+  expect(arrived.filter(([key]) => key === 'SPOOL')).toHaveLength(2)
+  expect(arrived).toHaveLength(7)
   const gzipped = collector.requests.filter((r) => r.headers['content-encoding'] === 'gzip')
   expect(gzipped).toHaveLength(1)
 }
@@ -206,7 +232,7 @@ function skipped(runtime: Runtime): string {
 
 describe('runtimes', () => {
   it(
-    'Node: runs with the global fetch, with gzip, the recorder, and by default with node:http',
+    'Node: runs with the global fetch, with gzip, the recorder, the disk spool, and by default with node:http',
     async () => {
       const report = await check([process.execPath])
       expect(report).toEqual({
@@ -214,6 +240,8 @@ describe('runtimes', () => {
         recorded: 1,
         defaultSendsWith: 'node:http',
         defaultTransport: 'ok',
+        // The disk spool: two messages wait on disk while the service is down, and a second client sends them.
+        spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
       })
       expectEverythingArrived()
     },
@@ -222,7 +250,7 @@ describe('runtimes', () => {
 
   const bunTest = bun.command ? it : it.skip
   bunTest(
-    `Bun ${BUN_VERSION}: runs with Bun's fetch, with gzip, the recorder, and by default with Bun's fetch${skipped(bun)}`,
+    `Bun ${BUN_VERSION}: runs with Bun's fetch, with gzip, the recorder, the disk spool, and by default with Bun's fetch${skipped(bun)}`,
     async () => {
       const report = await check(bun.command as string[], bun.env)
       expect(report).toEqual({
@@ -230,6 +258,8 @@ describe('runtimes', () => {
         recorded: 1,
         defaultSendsWith: 'global fetch',
         defaultTransport: 'ok',
+        // The disk spool: two messages wait on disk while the service is down, and a second client sends them.
+        spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
       })
       expectEverythingArrived()
     },
@@ -238,7 +268,7 @@ describe('runtimes', () => {
 
   const denoTest = deno.command ? it : it.skip
   denoTest(
-    `Deno ${DENO_VERSION}: runs with Deno's fetch, with gzip, the recorder, and by default with Deno's fetch${skipped(deno)}`,
+    `Deno ${DENO_VERSION}: runs with Deno's fetch, with gzip, the recorder, the disk spool, and by default with Deno's fetch${skipped(deno)}`,
     async () => {
       const report = await check(deno.command as string[], deno.env)
       expect(report).toEqual({
@@ -246,6 +276,8 @@ describe('runtimes', () => {
         recorded: 1,
         defaultSendsWith: 'global fetch',
         defaultTransport: 'ok',
+        // The disk spool: two messages wait on disk while the service is down, and a second client sends them.
+        spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
       })
       expectEverythingArrived()
     },
