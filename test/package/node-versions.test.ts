@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCollector, type Collector } from '../../src/collector'
 import { VERSION } from '../../src'
@@ -15,6 +16,9 @@ const ROOT = join(__dirname, '..', '..')
 const FIXTURES = join(__dirname, 'fixtures')
 const CHILD_LIMIT_MS = 60_000
 const TEST_TIMEOUT_MS = 120_000
+// Where runtime-check.mjs makes its disk-spool directory, one a Node version.
+const SPOOL_ROOT = mkdtempSync(join(tmpdir(), 'eventrail-node-versions-spool-'))
+afterAll(() => rmSync(SPOOL_ROOT, { recursive: true, force: true }))
 
 let collector: Collector
 beforeAll(() => {
@@ -65,10 +69,17 @@ describe.each(SUPPORTED_NODE_VERSIONS.map((version) => installNode(version)))('N
   const why = 'reason' in node ? ` (skipped: ${node.reason})` : ''
 
   test(
-    `the ESM build sends with the global fetch, gzip, the recorder and by default with node:http${why}`,
+    `the ESM build sends with the global fetch, gzip, the recorder, the disk spool and by default with node:http${why}`,
     async () => {
-      const report = await run((node as { binary: string }).binary, [join(FIXTURES, 'runtime-check.mjs'), collector.url])
-      expect(report).toEqual({ runtime: `node ${node.version}`, recorded: 1, defaultSendsWith: 'node:http', defaultTransport: 'ok' })
+      const spoolDir = join(SPOOL_ROOT, node.version)
+      const report = await run((node as { binary: string }).binary, [join(FIXTURES, 'runtime-check.mjs'), collector.url, spoolDir])
+      expect(report).toEqual({
+        runtime: `node ${node.version}`,
+        recorded: 1,
+        defaultSendsWith: 'node:http',
+        defaultTransport: 'ok',
+        spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
+      })
       const arrived = collector.messages.map((r) => [r.writeKey, r.path, r.type, r.verdict])
       expect(arrived).toEqual(
         expect.arrayContaining([
@@ -77,9 +88,10 @@ describe.each(SUPPORTED_NODE_VERSIONS.map((version) => installNode(version)))('N
           ['GLOBAL_FETCH', '/v1/alias', 'alias', 'accepted'],
           ['GZIP', '/v1/batch', 'track', 'accepted'],
           ['DEFAULT_FETCH', '/v1/batch', 'track', 'accepted'],
+          ['SPOOL', '/v1/batch', 'track', 'accepted'],
         ]),
       )
-      expect(arrived).toHaveLength(5)
+      expect(arrived).toHaveLength(7)
     },
     TEST_TIMEOUT_MS,
   )
