@@ -11,16 +11,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { LOAD_LOG_HOOKS } from './load-log-hook.mjs'
 
-// ESM: a `load` hook (on the hooks thread) appends each file URL it loads to a log.
-const HOOKS = `
-import { appendFileSync } from 'node:fs'
-let log
-export function initialize(data) { log = data.log }
-export async function load(url, context, next) {
-  if (url.startsWith('file:')) appendFileSync(log, url + '\\n')
-  return next(url, context)
-}`
 
 // The child: built-ins from process.moduleLoadList before and after; files from the hook's log
 // (ESM) or from require.cache (CommonJS).
@@ -30,7 +22,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 const [specifier, mode, log, cwd] = process.argv.slice(1)
 const require = createRequire(cwd + '/')
-if (mode === 'import') register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}), { data: { log } })
+if (mode === 'import') register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(LOAD_LOG_HOOKS)}), { data: { log } })
 const before = new Set(process.moduleLoadList)
 let files
 if (mode === 'import') {

@@ -85,27 +85,26 @@ export interface FrameRun {
   readonly ordinal: number
   /** A record that is cut off, or of an impossible length, stopped the reading there: nothing after it can be trusted. */
   readonly bad: boolean
-  /** Whether the last record in `data` was cut off (more bytes are needed to read it). */
-  readonly short: boolean
 }
 
 /**
  * Reads records from `data`, numbering them from `ordinal`, up to `maxCount` of them whose
  * ordinal `keep` accepts (the others are stepped over: records that already had their outcome);
  * a record whose checksum fails counts towards `maxCount` as skipped.
- * `isEnd` says that no byte follows `data`: a record cut off there is torn, not short.
+ * `isEnd` says that no byte follows `data`: a record cut off there is torn; otherwise the reading
+ * stops before it, to go on once more bytes are read.
  */
 export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep: (ordinal: number) => boolean, isEnd: boolean): FrameRun {
   const frames: Frame[] = []
   let skipped = 0
   let at = 0
-  const stopHere = (bad: boolean, short: boolean): FrameRun => ({ frames, skipped, end: at, ordinal, bad, short })
+  const stopHere = (bad: boolean): FrameRun => ({ frames, skipped, end: at, ordinal, bad })
   while (frames.length + skipped < maxCount) {
-    if (data.length - at < FRAME_HEADER_BYTES) return stopHere(isEnd && at < data.length, !isEnd && at < data.length)
+    if (data.length - at < FRAME_HEADER_BYTES) return stopHere(isEnd && at < data.length)
     const length = data.readUInt32LE(at)
-    if (length < 1 || length > MAX_PAYLOAD_BYTES) return stopHere(true, false)
+    if (length < 1 || length > MAX_PAYLOAD_BYTES) return stopHere(true)
     const stop = at + FRAME_HEADER_BYTES + length
-    if (stop > data.length) return stopHere(isEnd, !isEnd)
+    if (stop > data.length) return stopHere(isEnd)
     const payload = data.subarray(at + FRAME_HEADER_BYTES, stop)
     const kind = payload[0]
     const isWhole = crc32(payload) === data.readUInt32LE(at + 4) && (kind === KIND_ALIAS || kind === KIND_BATCH)
@@ -116,7 +115,7 @@ export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep
     ordinal += 1
     at = stop
   }
-  return stopHere(false, false)
+  return stopHere(false)
 }
 
 /**
