@@ -12,3 +12,6 @@ export const MAX_RETRY_AFTER_MS = 30_000
 
 /** setTimeout's own ceiling: a longer delay would fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** The six message types of the wire interface. */
+export const MESSAGE_TYPES = Object.freeze(['identify', 'track', 'page', 'screen', 'group', 'alias'] as const)

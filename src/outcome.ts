@@ -42,17 +42,24 @@ export function parseBatch(entries: readonly QueuedEntry[]): Message[] {
   return entries.map((entry) => JSON.parse(messageText(entry)) as Message)
 }
 
+/** Runs a callback of a message that was in no request: with `error` and no batch; a throw goes to `report`. */
+export function settleAlone(
+  callback: (err: Error | undefined, batch: undefined) => void,
+  error: Error,
+  report: (err: unknown) => void,
+): void {
+  try {
+    callback(error, undefined)
+  } catch (err) {
+    report(err)
+  }
+}
+
 /** Runs a callback for a message that was never queued, after the current call returns. */
 export function settleLater(
   callback: (err: Error | undefined, batch: undefined) => void,
   error: Error,
   report: (err: unknown) => void,
 ): void {
-  void Promise.resolve().then(() => {
-    try {
-      callback(error, undefined)
-    } catch (err) {
-      report(err)
-    }
-  })
+  void Promise.resolve().then(() => settleAlone(callback, error, report))
 }

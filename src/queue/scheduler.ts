@@ -1,7 +1,7 @@
 import { ClosedError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import type { RetryInfo } from '../delivery/deliver'
-import { settle } from '../outcome'
+import { settle, settleAlone } from '../outcome'
 import type { ResolvedOptions } from '../options'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
@@ -99,7 +99,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       },
     })
     this.#pump = new RequestPump(options, this.#lanes, this.#requests, this.#send, this.#triggers, this.#pumpOwner())
-    if (options.spool !== undefined) this.#spool = startSpool(options.spool, this.#spoolHost(), hooks)
+    if (options.spool !== undefined) this.#spool = startSpool(options.spool, options.writeKey, options.host, this.#spoolHost(), hooks)
   }
 
   // What the request pump and the spool (src/spool/flow.ts) see of the scheduler and may do.
@@ -126,6 +126,20 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       pushRead: (entries) => this.#pushRead(entries),
       flushQueued: (wantBatch, through) => this.#flushQueued(wantBatch, through),
       endQueued: (error) => this.#endQueued(error),
+      endParked: (callbacks, error) => {
+        const entries = callbacks.map((callback): QueuedEntry => ({
+          seq: 0,
+          at: 0,
+          json: '',
+          bytes: 0,
+          head: undefined,
+          isAlias: false,
+          callback,
+        }))
+        this.#hooks.requestDone('', entries, 0, error)
+        // Never in a request: no batch to hand them, as for a message that was never queued.
+        for (const callback of callbacks) settleAlone(callback, error, (err) => this.#hooks.report(err))
+      },
     }
   }
 

@@ -9,9 +9,12 @@ export interface SpoolReports {
   replay?(count: number, torn: number): void
 }
 
-/** Loads the spool's code (on first use) and starts a client's spool, handing it the library's error classes. */
-export function startSpool(spool: ResolvedSpool, host: SpoolHost, reports: SpoolReports): SpoolFlow {
-  const settings = { dir: spool.dir, maxBytes: spool.maxBytes, fs: spool.fs as SpoolFs | undefined }
+/**
+ * Loads the spool's code (on first use) and starts a client's spool, handing it the library's
+ * error classes. Its records are sent with `writeKey` to `serviceHost` only.
+ */
+export function startSpool(spool: ResolvedSpool, writeKey: string, serviceHost: string, host: SpoolHost, reports: SpoolReports): SpoolFlow {
+  const settings = { dir: spool.dir, maxBytes: spool.maxBytes, fs: spool.fs as SpoolFs | undefined, writeKey, host: serviceHost }
   return loadSpoolModule().createSpoolFlow(settings, host, {
     QueueFullError,
     SpoolError,

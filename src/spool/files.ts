@@ -40,12 +40,29 @@ export function appendFile(fs: SpoolFs, path: string): number {
   return fs.openSync(path, O_CREAT | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
 }
 
-/** Reads `length` bytes of a file from `position`, or the whole file; a link at its name is refused. */
-export function readFile(fs: SpoolFs, path: string, position = 0, length = Infinity): Buffer {
-  const { O_RDONLY, O_NOFOLLOW } = fs.constants
-  const fd = fs.openSync(path, O_RDONLY | (O_NOFOLLOW ?? 0))
+/**
+ * A file the spool will not read: not a regular file (a FIFO, a device, a directory, a link),
+ * another user's, or larger than a file of the spool can be. It is left alone.
+ */
+export class ForeignFileError extends Error {
+  readonly code = 'EFOREIGN'
+}
+
+/**
+ * Reads `length` bytes of a file from `position`, or the whole file. Only a regular file of this
+ * user of at most `maxSize` bytes is read: a link at its name is refused (`O_NOFOLLOW`), and a
+ * FIFO planted there does not block the open (`O_NONBLOCK`); anything else throws a
+ * {@link ForeignFileError}.
+ */
+export function readFile(fs: SpoolFs, path: string, position = 0, length = Infinity, maxSize = Infinity): Buffer {
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants
+  const fd = fs.openSync(path, O_RDONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0))
   try {
-    const size = fs.fstatSync(fd).size
+    const stat = fs.fstatSync(fd)
+    if (!stat.isFile()) throw new ForeignFileError(`${path} is not a regular file`)
+    if (!isOwn(stat)) throw new ForeignFileError(`${path} belongs to another user (uid ${stat.uid})`)
+    if (stat.size > maxSize) throw new ForeignFileError(`${path} has ${stat.size} bytes: a file of the spool has at most ${maxSize}`)
+    const size = stat.size
     const want = Math.max(0, Math.min(length, size - position))
     const buffer = Buffer.allocUnsafe(want)
     let got = 0
@@ -58,6 +75,28 @@ export function readFile(fs: SpoolFs, path: string, position = 0, length = Infin
   } finally {
     fs.closeSync(fd)
   }
+}
+
+/**
+ * This process's user id; undefined where the platform has none (Windows), or where the runtime
+ * does not tell it (Deno without `--allow-sys`): the mode check alone then applies.
+ */
+const uid: number | undefined = (() => {
+  try {
+    return typeof process.getuid === 'function' ? process.getuid() : undefined
+  } catch {
+    return undefined
+  }
+})()
+
+/** Whether a file or directory belongs to this process's user (always, where users have no ids). */
+export function isOwn(stat: { readonly uid: number }): boolean {
+  return uid === undefined || stat.uid === uid
+}
+
+/** Whether others than the owner may write to it (group or world write bit; never on Windows). */
+export function isWritableByOthers(stat: { readonly mode: number }): boolean {
+  return process.platform !== 'win32' && (stat.mode & 0o022) !== 0
 }
 
 /** Writes all of `buffer[0, length)` to `fd`; a short write is continued, an error thrown. */

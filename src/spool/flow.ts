@@ -3,6 +3,7 @@ import type { FlushOutcome } from '../queue/flush-waiters'
 import type { QueuedEntry } from '../queue/queue'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
+import { recordProblem } from './record-check'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
 import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 
@@ -24,6 +25,7 @@ export class SpoolFlow {
   readonly #callbacks = new Map<number, Callback>()
   readonly #replayed = new Set<number>()
   #replayedTotal = 0
+  #invalid = 0
   /** The order number of the last message read back from the disk. */
   #lastReadSeq = 0
   /** Messages in memory without a record (the disk refused it): an exit now would lose them. */
@@ -89,24 +91,56 @@ export class SpoolFlow {
     if (records.length === 0) return
     const now = Date.now()
     let seq = host.seq()
-    const entries = records.map((record): QueuedEntry => {
+    const entries: QueuedEntry[] = []
+    const refused: number[] = []
+    let problem: string | undefined
+    for (const record of records) {
       const callback = this.#callbacks.get(record.ref)
       if (callback !== undefined) this.#callbacks.delete(record.ref)
+      const wrong = recordProblem(record.text, record.isAlias, record.bytes)
+      if (wrong !== undefined) {
+        // Never sent, never read again: it has its outcome here, and its neighbours go on.
+        problem ??= wrong
+        refused.push(record.ref)
+        if (callback !== undefined) this.#settleQuietly(callback, this.#badRecord(1, wrong))
+        continue
+      }
       if (record.replayed) this.#replayed.add(record.ref)
-      const json = record.text
-      return {
+      entries.push({
         seq: ++seq,
         at: now,
-        json,
+        json: record.text,
         bytes: record.bytes,
         head: undefined,
         isAlias: record.isAlias,
         callback,
         rec: record.ref,
-      }
-    })
+      })
+    }
+    if (problem !== undefined) {
+      this.#invalid += refused.length
+      this.#spool.ack(refused)
+      const error = this.#badRecord(refused.length, problem)
+      void Promise.resolve().then(() => this.#deps.report(error))
+    }
+    if (entries.length === 0) return
     this.#lastReadSeq = seq
     host.pushRead(entries)
+  }
+
+  #badRecord(count: number, problem: string): Error {
+    return new this.#deps.SpoolError(
+      'EBADRECORD',
+      `spool: ${count === 1 ? 'a record' : `${count} records`} read back from ${this.#settings.dir} ${count === 1 ? 'is' : 'are'} not a message (the first ${problem}): skipped, never sent`,
+    )
+  }
+
+  #settleQuietly(callback: Callback, error: Error): void {
+    try {
+      callback(error, undefined)
+    } catch (err) {
+      this.#deps.report(err instanceof Error ? err : new Error(String(err)))
+    }
   }
 
   /**
@@ -185,12 +219,19 @@ export class SpoolFlow {
    */
   close(outcome: FlushOutcome): void {
     const waiting = outcome.waiting ?? 0
-    if (waiting > 0) {
-      this.#host.endQueued(
-        new this.#deps.ServiceUnavailableError(
-          `the client closed while the service was down: ${waiting} messages wait in the spool (${this.#settings.dir}) for the next client on it`,
-        ),
-      )
+    const left = waiting + this.#callbacks.size
+    const error =
+      left > 0
+        ? new this.#deps.ServiceUnavailableError(
+            `the client closed while the service was down: ${Math.max(waiting, this.#spool.onDiskOnly)} messages wait in the spool (${this.#settings.dir}) for the next client on it`,
+          )
+        : undefined
+    if (error !== undefined && waiting > 0) this.#host.endQueued(error)
+    // Messages kept on the disk only have their callbacks here: they end with the same outcome.
+    if (error !== undefined && this.#callbacks.size > 0) {
+      const parked = [...this.#callbacks.values()]
+      this.#callbacks.clear()
+      this.#host.endParked(parked, error)
     }
     this.#spool.close()
   }
@@ -203,6 +244,7 @@ export class SpoolFlow {
       onDiskOnly: spool.onDiskOnly,
       replayed: this.#replayedTotal,
       torn: spool.torn,
+      invalid: this.#invalid,
       available: spool.isAvailable,
     }
   }

@@ -15,7 +15,11 @@ export const FRAME_HEADER_BYTES = 8
 const KIND_ALIAS = 0x61
 const KIND_BATCH = 0x62
 /** A length past this is not a record but garbage (a torn or foreign write): messages are ≤ 32 KB. */
-export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+export const MAX_PAYLOAD_BYTES = 64 * 1024
+/** A new segment begins once one reaches this size. */
+export const SEGMENT_BYTES = 4 * 1024 * 1024
+/** The largest file a segment can be: a longer one (a sparse file planted there) is not read. */
+export const MAX_SEGMENT_FILE_BYTES = SEGMENT_BYTES + FRAME_HEADER_BYTES + MAX_PAYLOAD_BYTES
 
 const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32
 let table: Int32Array | undefined

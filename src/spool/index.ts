@@ -8,13 +8,18 @@
 import { SpoolFlow } from './flow'
 import type { SpoolDeps, SpoolHost } from './types'
 import type { SpoolSettings } from './spool'
+import { tenantOf } from './parts'
 
 export type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 export type { SpoolFlow } from './flow'
 export type { SpoolSettings } from './spool'
 export type { SpoolFs } from './files'
 
+/** How a client sets up its spool: its records may be sent with `writeKey` to `host` only. */
+export type ClientSpoolSettings = Omit<SpoolSettings, 'tenant'> & { readonly writeKey: string; readonly host: string }
+
 /** The message flow of a spool client. */
-export function createSpoolFlow(settings: SpoolSettings, host: SpoolHost, deps: SpoolDeps): SpoolFlow {
-  return new SpoolFlow(settings, host, deps)
+export function createSpoolFlow(settings: ClientSpoolSettings, host: SpoolHost, deps: SpoolDeps): SpoolFlow {
+  const { writeKey, host: serviceHost, ...rest } = settings
+  return new SpoolFlow({ ...rest, tenant: tenantOf(writeKey, serviceHost) }, host, deps)
 }

@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
-import { createFile, readFile, writeAll, type SpoolFs } from './files'
+import { createFile, isOwn, isWritableByOthers, readFile, writeAll, type SpoolFs } from './files'
 
 /**
  * The spool directory holds one part a client: `part-<pid>-<random>/`, with `owner.json` (pid,
- * host, start) whose modification time is its heartbeat, and the part's segments. A client takes
- * over the part of a client that is gone by renaming it into its own part (`from-<name>/`): a
- * rename succeeds once, so two survivors never both send it.
+ * host, start, tenant) whose modification time is its heartbeat, and the part's segments. A client
+ * takes over the part of a client that is gone by renaming it into its own part (`from-<name>/`):
+ * a rename succeeds once, so two survivors never both send it. It takes over only parts of its own
+ * tenant (the same write key and host, see `tenantOf`) that belong to its user and that no other
+ * user may write to.
  * @module
  */
 
@@ -22,17 +25,51 @@ const livePaths = new Set<string>()
 interface Owner {
   readonly pid: number
   readonly host: string
+  readonly tenant: string
 }
 
-/** Creates this client's part in `root` (made when missing, owner-only) and returns its path. */
-export function createPart(fs: SpoolFs, root: string): string {
+/**
+ * The tenant of a client: who its records may be sent as. A digest of its write key and host, so
+ * that the key is not written to the disk, and a part is taken over only by a client that sends
+ * with the same key to the same service.
+ */
+export function tenantOf(writeKey: string, host: string): string {
+  return createHash('sha256').update(`eventrail-spool\0${writeKey}\0${host}`).digest('hex').slice(0, 32)
+}
+
+/** The directory is another user's, or others may write to it: the spool does not use it. */
+export class UntrustedDirError extends Error {
+  readonly code = 'EUNTRUSTED'
+}
+
+/**
+ * Makes the spool directory when missing (owner-only) and checks that it may be trusted, as ssh
+ * checks `~/.ssh`: a directory of this user that no other user may write to. Records found in it
+ * are sent with this client's write key, so a directory another user controls is never used.
+ */
+export function checkRoot(fs: SpoolFs, root: string): void {
   fs.mkdirSync(root, { recursive: true, mode: 0o700 })
+  const stat = fs.statSync(root)
+  if (!stat.isDirectory()) throw new UntrustedDirError(`${root} is not a directory`)
+  if (!isOwn(stat))
+    throw new UntrustedDirError(
+      `${root} belongs to another user (uid ${stat.uid}): records planted there would be sent with this client's write key; use a directory of your own, or chown it to this user`,
+    )
+  if (isWritableByOthers(stat))
+    throw new UntrustedDirError(
+      `${root} may be written by other users (mode ${(stat.mode & 0o777).toString(8)}): records planted there would be sent with this client's write key; run chmod 700 on it`,
+    )
+}
+
+/** Creates this client's part in `root` (checked by {@link checkRoot}) and returns its path. */
+export function createPart(fs: SpoolFs, root: string, tenant: string): string {
+  checkRoot(fs, root)
   const suffix = globalThis.crypto.randomUUID().slice(0, 8)
   const path = `${root}/part-${process.pid}-${suffix}`
   fs.mkdirSync(path, { mode: 0o700 })
   const fd = createFile(fs, `${path}/${OWNER_FILE}`)
   try {
-    const owner = Buffer.from(JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString() }))
+    const owner = Buffer.from(JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString(), tenant }))
     writeAll(fs, fd, owner, owner.length)
   } finally {
     fs.closeSync(fd)
@@ -57,8 +94,11 @@ export function beat(fs: SpoolFs, path: string): boolean {
   }
 }
 
-/** The names of the parts in `root` whose client is gone: its process died, or it stopped beating. */
-export function findOrphans(fs: SpoolFs, root: string): string[] {
+/**
+ * The names of the parts in `root` that this client may take over: of its `tenant`, this user's
+ * and writable by no other, and whose client is gone (its process died, or it stopped beating).
+ */
+export function findOrphans(fs: SpoolFs, root: string, tenant: string): string[] {
   let names: string[]
   try {
     names = fs
@@ -68,28 +108,35 @@ export function findOrphans(fs: SpoolFs, root: string): string[] {
   } catch {
     return []
   }
-  return names.filter((name) => isOrphan(fs, `${root}/${name}`)).sort()
+  return names.filter((name) => isTrusted(fs, `${root}/${name}`) && isOrphan(fs, `${root}/${name}`, tenant)).sort()
 }
 
-function isOrphan(fs: SpoolFs, path: string): boolean {
+// A part's directory itself (not a link to one): this user's, and no other user may write to it.
+function isTrusted(fs: SpoolFs, path: string): boolean {
+  try {
+    const stat = fs.lstatSync(path)
+    return stat.isDirectory() && isOwn(stat) && !isWritableByOthers(stat)
+  } catch {
+    return false
+  }
+}
+
+function isOrphan(fs: SpoolFs, path: string, tenant: string): boolean {
   if (livePaths.has(path)) return false
+  const owner = readOwner(fs, path)
+  // A part of another tenant (another write key or host), or of no known tenant, is never taken:
+  // its records would go out under this client's key.
+  if (owner === undefined || owner.tenant !== tenant) return false
   let beatMs: number
   try {
-    beatMs = fs.statSync(`${path}/${OWNER_FILE}`).mtimeMs
+    beatMs = fs.lstatSync(`${path}/${OWNER_FILE}`).mtimeMs
   } catch {
-    // No owner file: a client that died while making its part, or a part being renamed. The
-    // directory's own time tells how old it is.
-    try {
-      beatMs = fs.lstatSync(path).mtimeMs
-    } catch {
-      return false
-    }
-    return Date.now() - beatMs > STALE_MS
+    // The owner file went between the two looks (the part is being taken over): not now.
+    return false
   }
   const age = Date.now() - beatMs
-  const owner = readOwner(fs, path)
-  // Another host (or no readable owner): only the heartbeat can tell.
-  if (owner === undefined || owner.host !== hostname()) return age > STALE_MS
+  // Another host: only the heartbeat can tell.
+  if (owner.host !== hostname()) return age > STALE_MS
   // This host: the pid tells. A live process whose event loop was blocked past the heartbeat's
   // age keeps its part; only a pid taken by another process long after (a reused pid) does not.
   if (owner.pid === process.pid) return true
@@ -103,8 +150,9 @@ function isOrphan(fs: SpoolFs, path: string): boolean {
 
 function readOwner(fs: SpoolFs, path: string): Owner | undefined {
   try {
-    const value = JSON.parse(readFile(fs, `${path}/${OWNER_FILE}`, 0, 4096).toString('utf8')) as Partial<Owner>
-    return typeof value.pid === 'number' && typeof value.host === 'string' ? { pid: value.pid, host: value.host } : undefined
+    const value = JSON.parse(readFile(fs, `${path}/${OWNER_FILE}`, 0, 4096, 4096).toString('utf8')) as Partial<Owner>
+    const { pid, host, tenant } = value
+    return typeof pid === 'number' && typeof host === 'string' && typeof tenant === 'string' ? { pid, host, tenant } : undefined
   } catch {
     return undefined
   }
@@ -161,4 +209,14 @@ export function removeEmptyParts(fs: SpoolFs, dir: string): void {
     removeEmptyParts(fs, sub)
     if (holdsOnlySpoolFiles(fs, sub)) fs.rmSync(sub, { recursive: true, force: true })
   }
+}
+
+/**
+ * Deletes this client's part once no record in it waits: only what the spool wrote (its owner
+ * file, ack files, parts taken over that are empty). A part that holds a file the spool did not
+ * write (a newer format's segment, a note) stays, with that file.
+ */
+export function removePart(fs: SpoolFs, part: string): void {
+  removeEmptyParts(fs, part)
+  if (holdsOnlySpoolFiles(fs, part)) fs.rmSync(part, { recursive: true, force: true })
 }

@@ -234,6 +234,7 @@ export class SegmentStore {
   }
 }
 
-function ackPathOf(path: string): string {
+/** The ack file of a segment file. */
+export function ackPathOf(path: string): string {
   return path.replace(/\.log$/, '.ack')
 }

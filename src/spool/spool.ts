@@ -1,7 +1,7 @@
 import { Backlog, type SpoolRecord } from './backlog'
-import { SEGMENT_MAGIC } from './frame'
+import { SEGMENT_BYTES, SEGMENT_MAGIC } from './frame'
 import { errorCode, realFs, type SpoolFs } from './files'
-import { beat, createPart, releasePart } from './parts'
+import { beat, createPart, UntrustedDirError, releasePart, removePart } from './parts'
 import { SpoolWriteError } from './segment'
 import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
 import { takeOverParts } from './takeover'
@@ -10,6 +10,8 @@ import { takeOverParts } from './takeover'
 export interface SpoolSettings {
   readonly dir: string
   readonly maxBytes: number
+  /** Who the records may be sent as (`tenantOf(writeKey, host)`): only parts of this tenant are taken over. */
+  readonly tenant: string
   /** Bytes of a segment file before a new one begins. */
   readonly segmentBytes?: number
   /** Tests only: a file system that fails (a full disk). */
@@ -41,6 +43,7 @@ export class Spool {
   readonly #fs: SpoolFs
   readonly #root: string
   readonly #maxBytes: number
+  readonly #tenant: string
   readonly #reports: SpoolReports
   readonly #store: SegmentStore
   readonly #backlog: Backlog
@@ -55,8 +58,9 @@ export class Spool {
     this.#fs = settings.fs ?? realFs
     this.#root = settings.dir.replace(/\/+$/, '') || '/'
     this.#maxBytes = settings.maxBytes
+    this.#tenant = settings.tenant
     this.#reports = reports
-    this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? 4 * 1024 * 1024)
+    this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? SEGMENT_BYTES)
     this.#backlog = new Backlog(this.#fs, this.#store)
     this.#timer = setInterval(() => this.#tick(), TICK_MS)
     this.#timer.unref?.()
@@ -136,7 +140,7 @@ export class Spool {
   /** Takes over the parts of clients that are gone; returns how many records were found. */
   takeOver(): number {
     if (this.#part === undefined) return 0
-    const { count, torn } = takeOverParts(this.#fs, this.#root, this.#part, this.#store, this.#backlog)
+    const { count, torn } = takeOverParts(this.#fs, this.#root, this.#part, this.#tenant, this.#store, this.#backlog)
     if (count > 0 || torn > 0) this.#reports.found(count, torn)
     return count
   }
@@ -155,7 +159,7 @@ export class Spool {
     releasePart(part)
     if (this.#store.isEmpty && this.#backlog.count === 0) {
       try {
-        this.#fs.rmSync(part, { recursive: true, force: true })
+        removePart(this.#fs, part)
       } catch {
         // Left for the next client: an empty part costs it a directory read.
       }
@@ -164,11 +168,12 @@ export class Spool {
 
   #openPart(): void {
     try {
-      this.#part = createPart(this.#fs, this.#root)
+      this.#part = createPart(this.#fs, this.#root, this.#tenant)
       this.#store.writeTo(this.#part)
       this.#failedAt = -1
     } catch (err) {
-      this.#fail(errorCode(err), `cannot make a part in ${this.#root}: ${String((err as Error)?.message ?? err)}`)
+      const message = String((err as Error)?.message ?? err)
+      this.#fail(errorCode(err), err instanceof UntrustedDirError ? message : `cannot make a part in ${this.#root}: ${message}`)
     }
   }
 

@@ -1,8 +1,8 @@
 import type { Backlog } from './backlog'
 import { readFile, type SpoolFs } from './files'
-import { countFrames, SEGMENT_MAGIC } from './frame'
+import { countFrames, MAX_SEGMENT_FILE_BYTES, SEGMENT_MAGIC } from './frame'
 import { claim, findOrphans, removeEmptyParts, segmentsOf } from './parts'
-import type { SegmentStore } from './segments'
+import { ackPathOf, type SegmentStore } from './segments'
 
 /**
  * Takes over the parts of `root` whose clients are gone (see `parts.ts`) into `part`, and queues
@@ -12,12 +12,13 @@ export function takeOverParts(
   fs: SpoolFs,
   root: string,
   part: string,
+  tenant: string,
   store: SegmentStore,
   backlog: Backlog,
 ): { count: number; torn: number } {
   let count = 0
   let torn = 0
-  for (const name of findOrphans(fs, root)) {
+  for (const name of findOrphans(fs, root, tenant)) {
     const taken = claim(fs, root, name, part)
     if (taken === undefined) continue
     for (const path of segmentsOf(fs, taken)) {
@@ -36,14 +37,18 @@ function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog)
   let data: Buffer
   let acks: Buffer = Buffer.alloc(0)
   try {
-    data = readFile(fs, path)
+    // A segment is at most its size plus one record: a larger file (a sparse one planted there)
+    // is not the spool's, and neither is a FIFO, a device or another user's file.
+    data = readFile(fs, path, 0, Infinity, MAX_SEGMENT_FILE_BYTES)
   } catch {
     return { count: 0, torn: 0 }
   }
   try {
-    acks = readFile(fs, path.replace(/\.log$/, '.ack'))
+    // Four bytes a record, and a record takes at least ten: an ack file is smaller than its segment.
+    acks = readFile(fs, ackPathOf(path), 0, Infinity, data.length)
   } catch {
-    // No ack file: none of its records had an outcome.
+    // No ack file (none of its records had an outcome), or one the spool did not write (a link, a
+    // FIFO, another user's, too large): not read. Its records are all sent; at worst a duplicate.
   }
   // A file that does not begin as a segment is not the spool's: it is left alone.
   if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) return { count: 0, torn: 0 }

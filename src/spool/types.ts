@@ -1,5 +1,6 @@
 import type { FlushOutcome } from '../queue/flush-waiters'
 import type { QueuedEntry } from '../queue/queue'
+import type { Callback } from '../types'
 
 /** What the client's scheduler lets the spool see and do. */
 export interface SpoolHost {
@@ -21,6 +22,8 @@ export interface SpoolHost {
   flushQueued(wantBatch: boolean, through: number): Promise<FlushOutcome>
   /** Ends every queued message with `error` and stops taking them into requests. */
   endQueued(error: Error): void
+  /** Messages kept on the disk only (not queued) end with `error`: their callbacks, counted as failed. */
+  endParked(callbacks: readonly Callback[], error: Error): void
 }
 
 /** What the library gives the spool: its error classes (one copy of each) and where to report. */
@@ -47,6 +50,8 @@ export interface SpoolStats {
   readonly replayed: number
   /** Records found torn (cut off by a crash) and skipped, never sent. */
   readonly torn: number
+  /** Records whose checksum held but whose text is not a message of their kind: skipped, never sent (each reported as a `SpoolError` with code `EBADRECORD`). */
+  readonly invalid: number
   /** False while the disk refuses writes: messages are then kept in memory only. */
   readonly available: boolean
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { hostname, tmpdir } from 'node:os'
@@ -85,7 +86,12 @@ const MAGIC = Buffer.from('ERSPOOL1', 'latin1')
 
 /** One record: u32 length | u32 crc32 | payload ('b' or 'a', then the message's JSON), little-endian. */
 export function frame(message: object, kind: 'a' | 'b' = 'b'): Buffer {
-  const payload = Buffer.from(kind + JSON.stringify(message), 'utf8')
+  return frameText(JSON.stringify(message), kind)
+}
+
+/** A record of any text, its checksum right: what a hostile or buggy writer could leave. */
+export function frameText(text: string, kind: 'a' | 'b' = 'b'): Buffer {
+  const payload = Buffer.from(kind + text, 'utf8')
   const header = Buffer.alloc(8)
   header.writeUInt32LE(payload.length, 0)
   header.writeUInt32LE(zlib.crc32(payload), 4)
@@ -109,15 +115,32 @@ export function wireMessage(id: string): Record<string, unknown> {
   }
 }
 
+/** Whose records a part holds: they may be sent only with this write key to this host. */
+export interface Tenant {
+  readonly key: string
+  readonly host: string
+}
+
+/** The tenant tag of a part's owner.json (docs/spool.md, "Who may read what"), computed here on its own. */
+export function tenantTag({ key, host }: Tenant): string {
+  return createHash('sha256').update(`eventrail-spool\0${key}\0${host}`).digest('hex').slice(0, 32)
+}
+
+/** The owner.json of a part: its pid, host and tenant. */
+export function ownerJson(pid: number, tenant: Tenant, host = hostname()): string {
+  return JSON.stringify({ pid, host, started: new Date().toISOString(), tenant: tenantTag(tenant) })
+}
+
 /**
- * Makes the part of a dead client by hand: `<dir>/part-<pid>-<suffix>/owner.json` (this host, a
- * pid that is gone) and the files given (name → bytes). Returns the part's path.
+ * Makes the part of a dead client of `tenant` by hand: `<dir>/part-<pid>-<suffix>/owner.json`
+ * (this host, a pid that is gone) and the files given (name → bytes), owner-only as the spool
+ * makes them. Returns the part's path.
  */
-export async function deadPart(dir: string, files: Record<string, Buffer>, suffix = 'deadbeef'): Promise<string> {
+export async function deadPart(dir: string, files: Record<string, Buffer>, tenant: Tenant, suffix = 'deadbeef'): Promise<string> {
   const pid = await deadPid()
   const part = path.join(dir, `part-${pid}-${suffix}`)
-  mkdirSync(part, { recursive: true })
-  writeFileSync(path.join(part, 'owner.json'), JSON.stringify({ pid, host: hostname(), started: new Date().toISOString() }))
+  mkdirSync(part, { recursive: true, mode: 0o700 })
+  writeFileSync(path.join(part, 'owner.json'), ownerJson(pid, tenant))
   for (const [name, bytes] of Object.entries(files)) writeFileSync(path.join(part, name), bytes)
   return part
 }

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
-import { refusedUrl, resultOf, runChild, segmentFiles, spoolTestFile, type Child } from './helpers'
+import { resultOf, runChild, segmentFiles, spoolTestFile, type Child } from './helpers'
 
 // Issue 22: what track() accepted survives kill -9. A child process (the built package) tracks
 // messages with explicit messageIds and prints each one a call accepted; it dies by SIGKILL; then
@@ -53,15 +53,21 @@ describe('kill -9 right after the calls, the service down', () => {
     '%s: a new client on the directory sends all 300 messages, and the directory ends empty',
     async (down) => {
       const dir = tempDir()
-      const host = down === 'never answers' ? (await server('hang')).url : await refusedUrl()
-      const child = runChild('track.mjs', [JSON.stringify({ host, dir, count: 300, prefix: 'k', mode: 'kill-self' })])
+      // One service, down while the child runs, then back: only a client of the same key and host
+      // may send what the child left.
+      const sink = await server(down === 'never answers' ? 'hang' : 'ok')
+      if (down === 'refuses connections') await sink.close()
+      const child = runChild('track.mjs', [JSON.stringify({ host: sink.url, dir, count: 300, prefix: 'k', mode: 'kill-self' })])
       const ids = await accepted(child)
       expect(ids).toHaveLength(300)
       expect(segmentFiles(dir).length).toBeGreaterThan(0)
 
-      const sink = await server('ok')
+      if (down === 'refuses connections') await sink.reopen()
+      sink.decide = () => ({ kind: 'status', status: 200 })
       const replays: ReplayInfo[] = []
-      const analytics = keep(new Analytics('spool-key', { host: sink.url, spool: { dir } })).on('replay', (info) => replays.push(info))
+      const analytics = keep(new Analytics('spool-child-key', { host: sink.url, spool: { dir } })).on('replay', (info) =>
+        replays.push(info),
+      )
       expect(await analytics.closeAndFlush()).toEqual({ waiting: 0 })
 
       expectNoneLost(sink, ids, 'k')
@@ -89,10 +95,11 @@ describe('kill -9 at a random moment while the child tracks at a steady rate', (
 
   it('a service that never answers: a second process sends every accepted message', async () => {
     const dir = tempDir()
-    const { ids, at } = await killAtRandom((await server('hang')).url, dir, 'h')
+    const sink = await server('hang')
+    const { ids, at } = await killAtRandom(sink.url, dir, 'h')
     expect(ids.length).toBeGreaterThanOrEqual(at)
 
-    const sink = await server('ok')
+    sink.decide = () => ({ kind: 'status', status: 200 })
     const second = runChild('replay.mjs', [JSON.stringify({ host: sink.url, dir })])
     expect(await second.done).toEqual({ code: 0, signal: null, stderr: '' })
     const result = resultOf(second)

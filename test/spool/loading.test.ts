@@ -35,7 +35,11 @@ describe.each<[string, string, string]>([
   it(`loads dist/spool.cjs only when a client is made with the spool option, and spools with it`, async () => {
     server = await startFaultServer()
     const dir = tempDir()
-    await deadPart(dir, { '000001.log': segment(frame(wireMessage('left0')), frame(wireMessage('left1'))) })
+    await deadPart(
+      dir,
+      { '000001.log': segment(frame(wireMessage('left0')), frame(wireMessage('left1'))) },
+      { key: 'load-key', host: server.url },
+    )
     const log = path.join(tempDir(), 'loaded.txt')
     const prefix = build === 'ESM' ? 'esm' : 'cjs'
 

@@ -83,7 +83,11 @@ describe('more messages than the memory holds, the service up', () => {
   it('a replay larger than maxQueueSize: closeAndFlush() right after the constructor sends all of it before it resolves', async () => {
     server = await slowLast('r5999')
     const dir = tempDir()
-    await deadPart(dir, { '000001.log': segment(...Array.from({ length: 6_000 }, (_, i) => frame(wireMessage(`r${i}`)))) })
+    await deadPart(
+      dir,
+      { '000001.log': segment(...Array.from({ length: 6_000 }, (_, i) => frame(wireMessage(`r${i}`)))) },
+      { key: 'bound-key', host: server.url },
+    )
     const replays: ReplayInfo[] = []
     const flushes: FlushInfo[] = []
     const analytics = client(dir, 4_000)

@@ -16,7 +16,7 @@ afterEach(async () => {
 /** A dead client's part holding the records of `r0` … `r<count-1>`. */
 async function leftBehind(dir: string, count: number): Promise<void> {
   const records = Array.from({ length: count }, (_, i) => frame(wireMessage(`r${i}`)))
-  await deadPart(dir, { '000001.log': segment(...records) })
+  await deadPart(dir, { '000001.log': segment(...records) }, { key: 'replay-key', host: server.url })
 }
 
 interface Heard {
@@ -117,12 +117,16 @@ describe('replay events', () => {
       return buffer
     }
     const part = (from: number, to: number): Buffer => segment(...ids.slice(from, to).map((id) => frame(wireMessage(id))))
-    await deadPart(dir, {
-      '000001.log': part(0, 18_000),
-      '000001.ack': acks(0, 18_000),
-      '000002.log': part(18_000, 30_000),
-      '000002.ack': acks(18_000, 30_000),
-    })
+    await deadPart(
+      dir,
+      {
+        '000001.log': part(0, 18_000),
+        '000001.ack': acks(0, 18_000),
+        '000002.log': part(18_000, 30_000),
+        '000002.ack': acks(18_000, 30_000),
+      },
+      { key: 'replay-key', host: server.url },
+    )
     const expected = [...ids.slice(0, 18_000).filter((_, o) => o % 7 !== 0), ...ids.slice(18_000).filter((_, o) => o % 7 !== 0)]
 
     const heard: Heard = { replays: [], flushes: [], drops: [] }

@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { hostname } from 'node:os'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import { deadPart, deadPid, filesUnder, frame, segment, spoolTestFile, wireMessage } from './helpers'
+import { deadPart, deadPid, filesUnder, frame, ownerJson, segment, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: "Files are created without following links planted at their names." The names a
 // client opens that someone else could plant are those of a dead client's part it takes over (its
@@ -45,7 +44,7 @@ describe('links planted in a part that is taken over', () => {
     // ~30 KB records, 20 of them: more than one 500 KB request, so an ack is written before the segment goes.
     const pad = 'p'.repeat(30_000)
     const records = Array.from({ length: 20 }, (_, i) => frame({ ...wireMessage(`l${i}`), properties: { id: `l${i}`, pad } }))
-    const part = await deadPart(dir, { '000001.log': segment(...records) })
+    const part = await deadPart(dir, { '000001.log': segment(...records) }, { key: 'link-key', host: server.url })
     symlinkSync(target.path, path.join(part, '000001.ack'))
 
     const replays = await replay(dir)
@@ -61,7 +60,7 @@ describe('links planted in a part that is taken over', () => {
     const dir = tempDir()
     const outside = tempDir()
     const target = victim(outside, 'elsewhere.log', segment(frame(wireMessage('secret0')), frame(wireMessage('secret1'))))
-    const part = await deadPart(dir, { '000001.log': segment(frame(wireMessage('own0'))) })
+    const part = await deadPart(dir, { '000001.log': segment(frame(wireMessage('own0'))) }, { key: 'link-key', host: server.url })
     symlinkSync(target.path, path.join(part, '000002.log'))
 
     const replays = await replay(dir)
@@ -76,7 +75,7 @@ describe('links planted in a part that is taken over', () => {
     const outside = path.join(tempDir(), 'part-like')
     mkdirSync(outside)
     const pid = await deadPid()
-    const owner = victim(outside, 'owner.json', Buffer.from(JSON.stringify({ pid, host: hostname(), started: new Date().toISOString() })))
+    const owner = victim(outside, 'owner.json', Buffer.from(ownerJson(pid, { key: 'link-key', host: server.url })))
     const log = victim(outside, '000001.log', segment(frame(wireMessage('secret0'))))
     symlinkSync(outside, path.join(dir, `part-${pid}-0badc0de`))
 

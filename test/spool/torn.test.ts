@@ -2,7 +2,7 @@ import { readdirSync, statSync, truncateSync } from 'node:fs'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import { deadPart, filesUnder, frame, refusedUrl, runChild, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
+import { deadPart, filesUnder, frame, runChild, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: "Records carry a length and a checksum: a torn write at a crash is skipped and
 // counted, never sent as garbage." Segments are written by hand in the spool's format (the magic
@@ -17,9 +17,9 @@ afterEach(async () => {
 const records = (prefix: string, count: number): Buffer[] => Array.from({ length: count }, (_, i) => frame(wireMessage(`${prefix}${i}`)))
 
 /** Sends what `dir` holds through a new client; what it heard and what arrived. */
-async function replay(dir: string): Promise<{ replays: ReplayInfo[]; analytics: Analytics; ids: string[] }> {
+async function replay(dir: string, key = 'torn-key'): Promise<{ replays: ReplayInfo[]; analytics: Analytics; ids: string[] }> {
   const replays: ReplayInfo[] = []
-  const analytics = keep(new Analytics('torn-key', { host: server.url, spool: { dir } })).on('replay', (info) => replays.push(info))
+  const analytics = keep(new Analytics(key, { host: server.url, spool: { dir } })).on('replay', (info) => replays.push(info))
   expect(await analytics.closeAndFlush()).toEqual({ waiting: 0 })
   // Whatever arrived was a whole message: every body parsed, every message one of the records.
   expect(server.requests.every((r) => r.body !== undefined && r.messages.length > 0)).toBe(true)
@@ -35,12 +35,16 @@ describe('torn and corrupt records in a part left behind', () => {
     badSum[badSum.length - 3] ^= 0x20 // one bit of the payload flipped: the checksum no longer matches
     const acks = Buffer.alloc(4)
     acks.writeUInt32LE(1, 0) // r1 had its outcome before the crash
-    await deadPart(dir, {
-      '000001.log': segment(...records('r', 5), torn.subarray(0, torn.length - 20)),
-      '000001.ack': acks,
-      '000002.log': segment(...records('s', 3), badSum),
-      '000003.log': segment(...records('t', 2), Buffer.from([0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 5, 6, 7, 8, 9])),
-    })
+    await deadPart(
+      dir,
+      {
+        '000001.log': segment(...records('r', 5), torn.subarray(0, torn.length - 20)),
+        '000001.ack': acks,
+        '000002.log': segment(...records('s', 3), badSum),
+        '000003.log': segment(...records('t', 2), Buffer.from([0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 5, 6, 7, 8, 9])),
+      },
+      { key: 'torn-key', host: server.url },
+    )
 
     const { replays, analytics, ids } = await replay(dir)
     expect(ids).toEqual(['r0', 'r2', 'r3', 'r4', 's0', 's1', 's2', 't0', 't1'])
@@ -56,7 +60,7 @@ describe('torn and corrupt records in a part left behind', () => {
     server = await startFaultServer()
     const dir = tempDir()
     const only = frame(wireMessage('x0'))
-    await deadPart(dir, { '000001.log': segment(only.subarray(0, 6)) })
+    await deadPart(dir, { '000001.log': segment(only.subarray(0, 6)) }, { key: 'torn-key', host: server.url })
     const { replays, analytics, ids } = await replay(dir)
     expect(ids).toEqual([])
     expect(server.arrivals).toBe(0)
@@ -69,7 +73,7 @@ describe('torn and corrupt records in a part left behind', () => {
     server = await startFaultServer()
     const dir = tempDir()
     const wrongKind = frame(wireMessage('k1'), 'x' as 'b')
-    await deadPart(dir, { '000001.log': segment(frame(wireMessage('k0')), wrongKind) })
+    await deadPart(dir, { '000001.log': segment(frame(wireMessage('k0')), wrongKind) }, { key: 'torn-key', host: server.url })
     const { replays, analytics, ids } = await replay(dir)
     expect(ids).toEqual(['k0'])
     // Counted by its length at the take-over, refused when read.
@@ -82,7 +86,11 @@ describe('torn and corrupt records in a part left behind', () => {
     const dir = tempDir()
     const badSum = frame(wireMessage('m1'))
     badSum[badSum.length - 5] ^= 0x01
-    await deadPart(dir, { '000001.log': segment(frame(wireMessage('m0')), badSum, frame(wireMessage('m2'))) })
+    await deadPart(
+      dir,
+      { '000001.log': segment(frame(wireMessage('m0')), badSum, frame(wireMessage('m2'))) },
+      { key: 'torn-key', host: server.url },
+    )
     const { analytics, ids } = await replay(dir)
     expect(ids).toEqual(['m0', 'm2'])
     expect(analytics.stats().spool).toMatchObject({ torn: 1, replayed: 2, onDiskOnly: 0 })
@@ -92,23 +100,29 @@ describe('torn and corrupt records in a part left behind', () => {
   it('a file that does not begin with the magic is not read', async () => {
     server = await startFaultServer()
     const dir = tempDir()
-    await deadPart(dir, { '000001.log': Buffer.concat([Buffer.from('NOTSPOOL'), frame(wireMessage('f0'))]) })
+    await deadPart(
+      dir,
+      { '000001.log': Buffer.concat([Buffer.from('NOTSPOOL'), frame(wireMessage('f0'))]) },
+      { key: 'torn-key', host: server.url },
+    )
     const { replays, ids } = await replay(dir)
     expect(ids).toEqual([])
     expect(replays).toEqual([])
   })
 
   it("a real client's segment cut short after kill -9: every whole record is sent, the cut one counted", async () => {
-    server = await startFaultServer()
+    // The child's service never answers; then it does, for a client of the child's key and host.
+    server = await startFaultServer(() => ({ kind: 'hang' }))
     const dir = tempDir()
-    const child = runChild('track.mjs', [JSON.stringify({ host: await refusedUrl(), dir, count: 50, prefix: 'c', mode: 'kill-self' })])
+    const child = runChild('track.mjs', [JSON.stringify({ host: server.url, dir, count: 50, prefix: 'c', mode: 'kill-self' })])
     expect((await child.done).signal).toBe('SIGKILL')
+    server.decide = () => ({ kind: 'status', status: 200 })
     const [part] = readdirSync(dir)
     const [log] = filesUnder(path.join(dir, part)).filter((f) => f.endsWith('.log'))
     const file = path.join(dir, part, log)
     truncateSync(file, statSync(file).size - 7)
 
-    const { replays, ids } = await replay(dir)
+    const { replays, ids } = await replay(dir, 'spool-child-key')
     expect(replays).toEqual([{ count: 49, torn: 1 }])
     expect(ids).toEqual(Array.from({ length: 49 }, (_, i) => `c${i}`).sort())
     expect(segmentFiles(dir)).toEqual([])
