@@ -1,3 +1,5 @@
+import { QueueFullError, ValidationError } from '../errors'
+import { FilteredError } from '../plugins/errors'
 import type { MessageType } from '../types'
 import { handOver } from './hand-over'
 import { loadLineIdHasher } from './message-id'
@@ -10,8 +12,6 @@ import type { Watermark } from './watermark'
 
 export type { ImportClient, SourceItem } from './source'
 
-// A refused message is one the client validated and would never send; anything else is a failure.
-const REFUSALS = new Set(['ValidationError', 'MessageTooLargeError'])
 // Wait this long before handing a message again that a shared, full client refused.
 const QUEUE_FULL_RETRY_MS = 10
 // The longest wait a timer takes (2^31 - 1 ms, ~24.8 days): a longer one fires at once.
@@ -158,20 +158,23 @@ class ImportRun {
     this.#outcome(item, type, err, isSkipped === true)
 
   #outcome(item: SourceItem, type: MessageType | undefined, err: Error | undefined, isSkipped: boolean): void {
-    if (isSkipped) {
+    // A plugin's deliberate drop is an outcome, not a failure: the item is skipped on purpose.
+    if (isSkipped || err instanceof FilteredError) {
       this.#tally.skipped += 1
       this.#tally.watermark.close(item.position)
     } else if (err === undefined) {
       this.#tally.sent += 1
       this.#tally.watermark.close(item.position)
-    } else if (err.name === 'QueueFullError') {
+    } else if (err instanceof QueueFullError) {
       // A client shared with other work is full: that is backpressure, not a failure. The message
       // stays pending (it keeps its place under the bounds) and is handed over again shortly.
       this.#kickFlush()
       setTimeout(() => this.#send(item), QUEUE_FULL_RETRY_MS)
       return
     } else {
-      const isRefused = REFUSALS.has(err.name)
+      // Refused: the client (or the tracking plan, in any mode) found the message invalid and
+      // would never send it; anything else is a failure to deliver.
+      const isRefused = err instanceof ValidationError
       const strict = this.#options.strict
       if (isRefused) this.#tally.refused += 1
       else this.#tally.failed += 1

@@ -83,8 +83,10 @@ export interface ImportProgress {
   /** Messages whose request failed for good. */
   readonly failed: number
   /**
-   * Items with nothing to send: blank lines (and, in `eventrail import --verdict`, records left
-   * out). Every item read has one outcome: `read` is `sent + refused + failed + skipped + pending`.
+   * Items with nothing to send: blank lines, messages a plugin dropped on purpose (a
+   * `FilteredError`: not a failure, the watermark passes them) and, in `eventrail import
+   * --verdict`, records left out. A message the tracking plan refuses (in any `planMode` that
+   * refuses) counts as `refused`. Every item read has one outcome: `read` is `sent + refused + failed + skipped + pending`.
    */
   readonly skipped: number
   /** Messages handed to the client that have no outcome yet. */
