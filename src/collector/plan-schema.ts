@@ -1,3 +1,5 @@
+import { matchesPattern } from './pattern-match'
+import { patternOf } from './plan-patterns'
 import { describeJson, isJsonObject } from './verdict'
 
 /** One way a message breaks the tracking plan, as the debugger shows it. */
@@ -16,7 +18,7 @@ const MAX_VIOLATIONS = 20
  * Checks a JSON value against a JSON Schema (draft-07 or 2020-12), for the debugger: the keywords
  * a tracking plan's schemas use (`type`, `properties`, `required`, `additionalProperties`, `items`,
  * `enum`, `const`, `minimum`/`maximum` and their exclusive forms, `minLength`/`maxLength`,
- * `pattern`, `minItems`/`maxItems`, `anyOf`, `oneOf`, `allOf`). Other keywords (`$ref`, `format`
+ * `pattern` (in linear time: see `pattern-match.ts`), `minItems`/`maxItems`, `anyOf`, `oneOf`, `allOf`). Other keywords (`$ref`, `format`
  * …) are not checked: the debugger only ever reports what it is sure of. Pure.
  */
 export function schemaViolations(schema: unknown, value: unknown, path: string): PlanViolation[] {
@@ -62,15 +64,12 @@ function checkString(s: Schema, value: string, path: string, found: PlanViolatio
     found.push({ path, message: `must be at least ${s.minLength} characters (got ${length})` })
   if (typeof s.maxLength === 'number' && length > s.maxLength)
     found.push({ path, message: `must be at most ${s.maxLength} characters (got ${length})` })
-  if (typeof s.pattern === 'string') {
-    let matches = true
-    try {
-      matches = new RegExp(s.pattern, 'u').test(value)
-    } catch {
-      // A pattern JavaScript cannot read is not checked.
-    }
-    if (!matches) found.push({ path, message: `must match the pattern ${s.pattern}` })
-  }
+  // Never the native RegExp on a message's string: a pattern with nested quantifiers backtracks
+  // for seconds on 40 letters. The compiled one runs in linear time (see pattern-match.ts); a
+  // pattern that is unreadable, or a string too long for its pattern, is not checked.
+  const pattern = patternOf(s)
+  if (pattern !== null && matchesPattern(pattern, value) === false)
+    found.push({ path, message: `must match the pattern ${String(s.pattern)}` })
 }
 
 function checkArray(s: Schema, value: readonly unknown[], path: string, found: PlanViolation[]): void {

@@ -60,7 +60,10 @@ function reader(temporality: AggregationTemporality): Reader {
       const points = new Map<string, number>()
       for (const m of metrics.filter((m) => COUNTERS.includes(m.descriptor.name))) {
         for (const p of m.dataPoints) {
-          points.set([m.descriptor.name, p.attributes['otel.component.name'], p.attributes['error.type'] ?? ''].join('|'), p.value as number)
+          points.set(
+            [m.descriptor.name, p.attributes['otel.component.name'], p.attributes['error.type'] ?? ''].join('|'),
+            p.value as number,
+          )
         }
       }
       return points
