@@ -6,11 +6,22 @@ import { parsePattern, PatternRefusal, type PatternNode } from './pattern-parse'
  */
 export const MAX_PATTERN_STATES = 5_000
 /**
- * The most steps one string may cost against one pattern (its characters × the pattern's states):
- * a string longer than that for its pattern is not checked against it (the debugger reports only
- * what it is sure of). About 60,000 characters for a 60-state pattern like an email address.
+ * The most steps the patterns may cost for one message (each string's characters × its pattern's
+ * states, summed): a string past that is not checked against its pattern (the debugger reports
+ * only what it is sure of). A 32 KB message against a 60-state pattern (an email address) is
+ * about 2,000,000; the pathological patterns of a plan stop here, at about 0.2 s of work.
  */
 export const MAX_PATTERN_STEPS = 4_000_000
+
+/** What is left of a message's {@link MAX_PATTERN_STEPS}. */
+export interface PatternBudget {
+  steps: number
+}
+
+/** A new message's budget. */
+export function newPatternBudget(): PatternBudget {
+  return { steps: MAX_PATTERN_STEPS }
+}
 
 /** A pattern compiled for {@link matchesPattern}. */
 export interface CompiledPattern {
@@ -52,11 +63,13 @@ export function compilePattern(source: string): CompiledPattern {
 
 /**
  * Whether `value` has a match of the pattern (like `RegExp.prototype.test`), or `undefined` when
- * the string is too long to check against it ({@link MAX_PATTERN_STEPS}).
+ * what is left of the budget cannot pay for it (the most it can cost is taken before it runs).
  */
-export function matchesPattern(pattern: CompiledPattern, value: string): boolean | undefined {
+export function matchesPattern(pattern: CompiledPattern, value: string, budget: PatternBudget = newPatternBudget()): boolean | undefined {
   const chars = [...value]
-  if (chars.length * pattern.size > MAX_PATTERN_STEPS) return undefined
+  const cost = (chars.length + 1) * pattern.size
+  if (cost > budget.steps) return undefined
+  budget.steps -= cost
   return scan(pattern.program, chars, false, true).some(Boolean)
 }
 

@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { buildSync } from 'esbuild'
 import { z } from 'zod'
 import { createCollector } from '../../src/collector'
-import { compilePattern, matchesPattern } from '../../src/collector/pattern-match'
+import { compilePattern, matchesPattern, MAX_PATTERN_STEPS } from '../../src/collector/pattern-match'
+import { schemaViolations } from '../../src/collector/plan-schema'
 import { definePlan } from '../../src/plan'
 import { basic, post } from './helpers'
 
@@ -87,6 +88,19 @@ describe('the patterns of an accepted plan', () => {
     expect(new RegExp(pattern, 'u').test(value)).toBe(expected)
     expect(matchesPattern(compilePattern(pattern), value)).toBe(expected)
   })
+})
+
+it("bound a message's pattern work: past its budget of steps, a string is not checked against its pattern", () => {
+  const pattern = '^[a-z]{0,999}!$' // about 2,000 states
+  const size = compilePattern(pattern).size
+  const items = Array.from({ length: 10 }, () => 'a'.repeat(700)) // none has its "!"
+  const checked = Math.floor(MAX_PATTERN_STEPS / (701 * size))
+  expect(checked).toBeGreaterThan(0)
+  expect(checked).toBeLessThan(items.length)
+  const violations = schemaViolations({ type: 'array', items: { type: 'string', pattern } }, items, 'properties.codes')
+  expect(violations.map((v) => v.path)).toEqual(items.slice(0, checked).map((_, i) => `properties.codes[${i}]`))
+  // Each message has its own budget.
+  expect(schemaViolations({ type: 'string', pattern }, 'a', 'traits.code')).toHaveLength(1)
 })
 
 // zod's own patterns (email, base64, hostname, IPv6, duration, emoji) and the constructs the
