@@ -98,7 +98,7 @@ class PatternReader {
     if (c === 'B') return { kind: 'edge', at: 'notWord' }
     if ((c >= '1' && c <= '9') || c === 'k') {
       throw new PatternRefusal(
-        `has a backreference (${this.#source.slice(start, this.#at)}), which no engine can check in linear time: write the alternatives out instead`,
+        `has a backreference (${this.#source.slice(start, this.#at)}), which cannot be checked in linear time: write the alternatives out instead`,
       )
     }
     if (c === 'p' || c === 'P' || (c === 'u' && this.#peek() === '{')) this.#skipPast('}')
