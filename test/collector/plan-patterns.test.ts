@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildSync } from 'esbuild'
@@ -34,6 +35,32 @@ describe('a plan whose pattern cannot be checked in linear time', () => {
       '"plan.definitions.traits.properties.email.pattern" is too large to check (more than 5000 states',
     )
   })
+
+  const cli = join(__dirname, '../../dist/cli.js')
+  ;(existsSync(cli) ? it : it.skip)(
+    'stops eventrail dev --plan with the error (the built bin; npm test builds it)',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'eventrail-plan-'))
+      try {
+        const file = join(dir, 'plan.json')
+        await writeFile(file, JSON.stringify(planWith('^(a+)\\1$')))
+        const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          // A collector that starts runs until it is stopped: killed after 10 s, it fails the test.
+          const args = [cli, 'dev', '--port', '0', '--plan', file]
+          const child = execFile(process.execPath, args, { timeout: 10_000 }, (err, _stdout, stderr) =>
+            resolve({ code: err === null ? 0 : (child.exitCode ?? null), stderr }),
+          )
+        })
+        expect(result.code).toBe(1)
+        expect(result.stderr).toContain(
+          'eventrail: createCollector: "plan.definitions.traits.properties.email.pattern" has a backreference (\\1)',
+        )
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+    20_000,
+  )
 
   it('is refused wherever it is in the plan: an event of definePlan, inside anyOf and items', async () => {
     const plan = definePlan({
