@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors'
+import { checkPlanPatterns } from './plan-patterns'
 import { schemaViolations, type PlanViolation } from './plan-schema'
 import { isJsonObject } from './verdict'
 
@@ -12,8 +13,8 @@ export interface CollectorPlan {
 
 /**
  * Reads the JSON Schema of a tracking plan (`plan.toJSONSchema()`, written to a file for
- * `eventrail dev --plan FILE`).
- * @throws ValidationError naming what is missing.
+ * `eventrail dev --plan FILE`). Its patterns are compiled here, once.
+ * @throws ValidationError naming what is missing, or a pattern that cannot be checked in linear time.
  */
 export function readCollectorPlan(json: unknown, where: string): CollectorPlan {
   if (!isJsonObject(json) || json['x-eventrail-plan'] !== 1) {
@@ -27,6 +28,7 @@ export function readCollectorPlan(json: unknown, where: string): CollectorPlan {
   if (!isJsonObject(definitions) || !isJsonObject(definitions.events)) {
     throw new ValidationError('plan', 'must have "definitions.events": event name → JSON Schema of its properties', where)
   }
+  checkPlanPatterns(definitions, 'plan.definitions', where)
   return Object.freeze({
     allowUnplanned: json.allowUnplanned === true,
     events: definitions.events,

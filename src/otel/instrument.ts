@@ -1,6 +1,8 @@
-import type { Attributes, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api'
+import type { Attributes, BatchObservableResult, Meter, Observable } from '@opentelemetry/api'
 import { ValidationError } from '../errors'
 import type { AnalyticsEvents, AnalyticsStats } from '../observe'
+import { instanceNumbers, recordDurations } from './durations'
+import { RetainedTotals } from './retained'
 import { healthPoints, type HealthPoints, type Point } from './totals'
 
 /** Anything with `stats()`: an `Analytics` client. */
@@ -21,9 +23,10 @@ export interface InstrumentOptions {
    */
   readonly name?: string
   /**
-   * `false` (the default) sums every client into one series; `true` gives each its own,
-   * `otel.component.name` `<name>/<index>` (only for a few, fixed clients: one per tenant would be
-   * one series per tenant).
+   * `false` (the default) sums every client into one series (the counts of clients that are gone
+   * stay in the sum: its counters never go back); `true` gives each its own, `otel.component.name`
+   * `<name>/<n>`, n counting the clients in the order the bridge first saw them (only for a few,
+   * fixed clients: one per tenant would be one series per tenant).
    * @defaultValue false
    */
   readonly perInstance?: boolean
@@ -71,58 +74,27 @@ export function instrument(
         : () => [clients as StatsSource]
   const instruments = createInstruments(meter)
   const observables = Object.values(instruments) as Observable[]
-  const durations = recordDurations(meter, name, perInstance)
+  const numbers = instanceNumbers()
+  const durations = recordDurations(meter, perInstance ? (client) => `${name}/${numbers(client)}` : () => name)
+  const retained = new RetainedTotals()
   durations.watch(list())
   const callback = (result: BatchObservableResult): void => {
-    const stats: AnalyticsStats[] = []
-    const clientsNow = [...list()]
+    // Each client once, however often the list names it.
+    const clientsNow = [...new Set(list())]
     durations.watch(clientsNow)
-    for (const client of clientsNow) stats.push(client.stats())
-    const groups = perInstance ? stats.map((s, i) => [`${name}/${i}`, [s]] as const) : [[name, stats] as const]
-    for (const [componentName, members] of groups) observe(result, instruments, healthPoints(members), componentName)
+    const stats = new Map<StatsSource, AnalyticsStats>(clientsNow.map((client) => [client, client.stats()]))
+    if (perInstance) {
+      // A client keeps its number for life: a series never passes to another client.
+      for (const [client, s] of stats) observe(result, instruments, healthPoints([s]), `${name}/${numbers(client)}`)
+    } else {
+      observe(result, instruments, healthPoints([...stats.values()], retained.update(stats)), name)
+    }
   }
   meter.addBatchObservableCallback(callback, observables)
   return {
     stop: () => {
       durations.stop()
       meter.removeBatchObservableCallback(callback, observables)
-    },
-  }
-}
-
-/**
- * Request durations, the one figure `stats()` cannot give: a histogram recorded per request (not
- * per message) from each client's `flush` and `drop` events. Clients are watched as they are seen
- * (at `instrument()` and at every collection, so tenants that come later count from then on).
- */
-function recordDurations(meter: Meter, name: string, perInstance: boolean): { watch(clients: Iterable<StatsSource>): void; stop(): void } {
-  const histogram: Histogram = meter.createHistogram('eventrail.exporter.operation.duration', {
-    unit: 's',
-    description: 'Time from a request’s start to its outcome, retries included (failed: by error.type)',
-  })
-  const seen = new WeakSet<StatsSource>()
-  let index = 0
-  let isStopped = false
-  return {
-    watch(clients) {
-      for (const client of clients) {
-        if (seen.has(client) || typeof client.on !== 'function') continue
-        seen.add(client)
-        const base: Attributes = {
-          'otel.component.type': 'eventrail_client',
-          'otel.component.name': perInstance ? `${name}/${index++}` : name,
-        }
-        client.on('flush', (info) => {
-          if (!isStopped) histogram.record(info.durationMs / 1000, base)
-        })
-        client.on('drop', (info) => {
-          if (!isStopped && info.durationMs !== undefined)
-            histogram.record(info.durationMs / 1000, { ...base, 'error.type': info.error.name })
-        })
-      }
-    },
-    stop() {
-      isStopped = true
     },
   }
 }

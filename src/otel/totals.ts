@@ -1,4 +1,5 @@
 import type { AnalyticsStats } from '../observe'
+import { NO_COUNTS, type CounterTotals } from './retained'
 
 /** One observation: a value and its `error.type` (absent for the good outcome). */
 export interface Point {
@@ -20,9 +21,10 @@ export interface HealthPoints {
 
 /**
  * The health of one or more clients from their `stats()`, summed: messages are counted once,
- * whatever instance took them. Pure.
+ * whatever instance took them. `retained` (the counts of clients that are gone) is added to the
+ * counters, never to the gauges. Pure.
  */
-export function healthPoints(stats: readonly AnalyticsStats[]): HealthPoints {
+export function healthPoints(stats: readonly AnalyticsStats[], retained: CounterTotals = NO_COUNTS): HealthPoints {
   const processed = new Map<string | undefined, number>()
   const exported = new Map<string | undefined, number>()
   const retries = new Map<string | undefined, number>()
@@ -37,6 +39,8 @@ export function healthPoints(stats: readonly AnalyticsStats[]): HealthPoints {
     inflightMessages += s.inFlight
     requestsInFlight += s.requestsInFlight
     requestLimit += s.inFlightLimit
+  }
+  for (const s of [retained, ...stats]) {
     add(processed, undefined, s.accepted)
     add(processed, 'filtered', s.filtered)
     for (const [reason, n] of Object.entries(s.refusedBy)) add(processed, reason, n)
