@@ -26,6 +26,16 @@ export interface SpoolReports {
   found(count: number, torn: number): void
 }
 
+/**
+ * A segment is deleted only once every record in it has an outcome, so while messages flow the
+ * files hold the records in flight plus up to one whole segment. A segment of 4 MiB in a spool of
+ * 1 MiB made a healthy service look full: a segment is at most a sixteenth of `maxBytes` (and at
+ * least 64 KiB, so that a busy client does not make a file every few messages).
+ */
+export function segmentBytesFor(maxBytes: number): number {
+  return Math.min(SEGMENT_BYTES, Math.max(64 * 1024, Math.floor(maxBytes / 16)))
+}
+
 /** `append` could not keep the record: the spool is at `maxBytes`. */
 export const SPOOL_FULL = -1
 /** `append` could not keep the record: the disk refuses writes (reported once). */
@@ -60,7 +70,7 @@ export class Spool {
     this.#maxBytes = settings.maxBytes
     this.#tenant = settings.tenant
     this.#reports = reports
-    this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? SEGMENT_BYTES)
+    this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? segmentBytesFor(settings.maxBytes))
     this.#backlog = new Backlog(this.#fs, this.#store)
     this.#timer = setInterval(() => this.#tick(), TICK_MS)
     this.#timer.unref?.()
