@@ -19,6 +19,7 @@ export function createPipelineSink(
     refuse: (err, type, callback, throwIfUnhandled) => ledger.refuse(asRefusal(type, err), callback, throwIfUnhandled),
     filtered: (error, callback) => ledger.filtered(error, callback),
     pluginFailed: (error, callback) => ledger.pluginFailed(error, callback),
+    planFailed: (error, callback) => (error.sentAnyway ? ledger.report(error) : ledger.refuse(error, callback, false)),
     violation(error, sentAnyway) {
       ledger.violation(error)
       if (sentAnyway) {

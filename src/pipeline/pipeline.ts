@@ -5,7 +5,7 @@ import { serializeMessage, type Serialized } from '../message/serialize'
 import { snapshotMessage, type Snapshot } from '../message/snapshot'
 import { validateMessage } from '../message/validate'
 import { checkAgainstPlan, type PlanMode } from '../plan/check'
-import type { PlanViolationError } from '../plan/errors'
+import { PlanSchemaError, type PlanViolationError } from '../plan/errors'
 import type { ResolvedPlan } from '../plan/resolved'
 import { FilteredError, PluginError } from '../plugins/errors'
 import { checkAndSerialize } from '../plugins/final-check'
@@ -27,6 +27,8 @@ export interface PipelineSink {
   pluginFailed(error: PluginError, callback: Callback | undefined): void
   /** A call broke the tracking plan (whatever the mode: counted, reported, warned of once per event). */
   violation(error: PlanViolationError, sentAnyway: boolean): void
+  /** A schema of the plan failed: the message was refused, or (`sentAnyway`) it goes on and the error is reported. */
+  planFailed(error: PlanSchemaError, callback: Callback | undefined): void
   /** A plan's schema validates asynchronously: reported once; its messages go unchecked. */
   planIsAsync: (what: string) => void
   /** A message waits for an async plugin: with `waitUntil`, the platform is asked to wait for it too. */
@@ -130,9 +132,14 @@ export class MessagePipeline {
   // Whether the message goes on: it matches, or the mode is 'report'. 'throw' refuses it as invalid
   // input (thrown when nobody else takes the error); 'drop' refuses it without throwing.
   #passesPlan(plan: ResolvedPlan, type: MessageType, snapshot: Snapshot, callback: Callback | undefined): boolean {
-    const violation = checkAgainstPlan(plan, type, snapshot, this.#sink.planIsAsync)
-    if (violation === undefined) return true
     const mode = this.#options.planMode
+    const violation = checkAgainstPlan(plan, type, snapshot, this.#sink.planIsAsync, mode === 'report')
+    if (violation === undefined) return true
+    // The plan's own failure is no fault of the call's: never thrown; 'report' sends the message.
+    if (violation instanceof PlanSchemaError) {
+      this.#sink.planFailed(violation, callback)
+      return violation.sentAnyway
+    }
     this.#sink.violation(violation, mode === 'report')
     if (mode === 'report') return true
     this.#sink.refuse(violation, type, callback, mode === 'throw')
