@@ -246,13 +246,17 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     const timeoutMs = timeout === Infinity ? undefined : timeout
     const pipeline = this.#pipeline
     pipeline?.close()
-    // Messages still in an async plugin go on (within the timeout); later ones are refused.
+    // Messages still in an async plugin go on (within the timeout); later ones are refused. Past
+    // the timeout, those still in a plugin end with a TimeoutError, as the queued ones do.
     const inPlugins = pipeline?.settled(timeoutMs)
     if (inPlugins === undefined) return this.#ledger.awaitOutcome(this.#scheduler.close(timeoutMs), undefined)
     const started = Date.now()
     const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - started)))
     return this.#ledger.awaitOutcome(
-      inPlugins.then(() => this.#scheduler.close(left())),
+      inPlugins.then(() => {
+        if (timeoutMs !== undefined) pipeline?.giveUp(timeoutMs)
+        return this.#scheduler.close(left())
+      }),
       undefined,
     )
   }

@@ -169,15 +169,35 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     return this.#closed
   }
 
-  /** Takes a serialized message, or returns why it cannot (closed, queue full). */
-  enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined {
+  /**
+   * Takes a serialized message, or returns why it cannot (closed, queue full). `held` messages of
+   * about `heldBytes` wait in async plugins and count toward the bounds too (see `roomBeside`).
+   */
+  enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, held = 0, heldBytes = 0): Error | undefined {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
     const { json, bytes, head } = serialized
-    const isFull = this.#pendingCount >= this.#options.maxQueueSize || this.#pendingBytes + bytes > this.#options.maxQueueBytes
+    const isFull =
+      this.#pendingCount + held >= this.#options.maxQueueSize || this.#pendingBytes + heldBytes + bytes > this.#options.maxQueueBytes
     if (this.#spool !== undefined) return this.#spool.enqueue(serialized, isAlias, callback, isFull)
     if (isFull) return this.#queueFull()
     this.#push({ seq: this.#seq + 1, at: Date.now(), json, bytes, head, isAlias, callback })
     return undefined
+  }
+
+  /**
+   * Whether a new message of about `bytes` has room while `held` messages of about `heldBytes`
+   * wait outside the queue, in async plugins: they count toward `maxQueueSize` and `maxQueueBytes`
+   * with the queued ones (with a spool, queued messages can wait on disk, so only the held ones
+   * count). The QueueFullError the message gets, else undefined.
+   */
+  roomBeside(held: number, heldBytes: number, bytes: number): QueueFullError | undefined {
+    const { maxQueueSize, maxQueueBytes } = this.#options
+    const count = this.#spool === undefined ? this.#pendingCount + held : held
+    const total = (this.#spool === undefined ? this.#pendingBytes + heldBytes : heldBytes) + bytes
+    if (count < maxQueueSize && total <= maxQueueBytes) return undefined
+    return new QueueFullError(
+      `the queue is full (${count} messages, about ${total - bytes} bytes, ${held} of them in plugins; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
+    )
   }
 
   #queueFull(): QueueFullError {
