@@ -67,8 +67,9 @@ export class WaitingChain {
       timer.cancel()
       this.#timer = undefined
       if (this.#stopped) return
-      if (outcome instanceof Pending) this.wait(steps, index, outcome, message, context)
-      else if (!isMessage(outcome)) this.#resolve(outcome)
+      // A promise never resolves with a thenable (it adopts it): one whose `then` changed since is hostile.
+      if (outcome instanceof Pending) outcome = failed(unreadable(context, step, new TypeError('its then changed')), step, message, context)
+      if (!isMessage(outcome)) this.#resolve(outcome)
       else {
         const rest = runFrom(steps, index + 1, outcome, context, this)
         if (rest !== this) this.#resolve(rest as ChainOutcome)
@@ -152,15 +153,13 @@ function readResult(
     if (kind === 'function' || Array.isArray(result)) return invalid(result, message, step, context)
     return { ...(result as Message) }
   } catch (err) {
-    const error = new PluginError(
-      context.type,
-      step.name,
-      `returned a message that cannot be read (${describeThrown(err)})`,
-      step.failsOpen,
-      { cause: err },
-    )
-    return failed(error, step, message, context)
+    return failed(unreadable(context, step, err), step, message, context)
   }
+}
+
+function unreadable(context: ChainContext, step: PluginStep, err: unknown): PluginError {
+  const failure = `returned a message that cannot be read (${describeThrown(err)})`
+  return new PluginError(context.type, step.name, failure, step.failsOpen, { cause: err })
 }
 
 // A replacement must be an object; anything else is the plugin's error.

@@ -37,6 +37,17 @@ function throwingThen(): object {
   }
 }
 
+// Not a thenable when the promise adopts it, a thenable when read again.
+function shiftyThen(): object {
+  let reads = 0
+  return {
+    get then() {
+      reads += 1
+      return reads === 1 ? undefined : (resolve: (value: unknown) => void) => resolve(shiftyThen())
+    },
+  }
+}
+
 function throwingKeys(m: PluginMessage): object {
   return new Proxy(m, {
     ownKeys() {
@@ -53,6 +64,7 @@ const UNREADABLE: [string, (m: PluginMessage) => unknown][] = [
   ['a promise of a Proxy whose get throws', async () => throwingProxy()],
   ['a promise of a revoked Proxy', async () => revokedProxy()],
   ['a promise of an object whose then getter throws', () => Promise.resolve().then(() => throwingThen())],
+  ['a promise of an object whose then getter changes', async () => shiftyThen()],
 ]
 
 describe('a plugin whose result cannot be read', () => {
