@@ -219,8 +219,8 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
 
   /**
    * Stops intake (later messages get a `ClosedError`) and sends everything queued. Resolves when
-   * every message has an outcome, or when `timeout` ms have passed (the rest then fail with a
-   * `TimeoutError`). Rejects like {@link Analytics.flush}. With a `spool`, closing while the service is
+   * every message has an outcome, or when `timeout` ms have passed (the rest, messages still in
+   * an async plugin included, then fail with a `TimeoutError` before it resolves). Rejects like {@link Analytics.flush}. With a `spool`, closing while the service is
    * down resolves with `{ waiting }` once those messages are synced to disk: they stay in the spool
    * for the next client on its directory, and end here with a `ServiceUnavailableError` that says so.
    * @example
