@@ -94,7 +94,7 @@ export class MessagePipeline {
     // Messages in async plugins count toward the queue's bounds: past them, refused at once.
     const held = this.#pending
     if (hasSteps || held.size > 0) {
-      const full = sink.roomBeside(held.size, held.bytes, 0)
+      const full = sink.roomBeside(held.size, held.bytes, undefined)
       if (full !== undefined) {
         sink.refuse(full, type, callback, false)
         return

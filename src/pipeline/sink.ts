@@ -19,10 +19,11 @@ export interface PipelineSink {
   /** A plugin failed: the message was dropped, or (`sentAnyway`) it goes on. */
   pluginFailed(error: PluginError, callback: Callback | undefined): void
   /**
-   * Why a message of about `bytes` cannot be taken while `held` messages of about `heldBytes`
-   * wait in async plugins (they count toward the queue's bounds): a QueueFullError, else undefined.
+   * Why a message cannot be taken while `held` messages of about `heldBytes` wait in async
+   * plugins (they count toward the queue's bounds): a QueueFullError, else undefined. `bytes`:
+   * its estimated size once it waits in a plugin itself; `undefined` before its plugins ran.
    */
-  roomBeside(held: number, heldBytes: number, bytes: number): QueueFullError | undefined
+  roomBeside(held: number, heldBytes: number, bytes: number | undefined): QueueFullError | undefined
   /** A call broke the tracking plan (whatever the mode: counted, reported, warned of once per event). */
   violation(error: PlanViolationError, sentAnyway: boolean): void
   /** A schema of the plan failed: the message was refused, or (`sentAnyway`) it goes on and the error is reported. */

@@ -185,18 +185,22 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   /**
-   * Whether a new message of about `bytes` has room while `held` messages of about `heldBytes`
-   * wait outside the queue, in async plugins: they count toward `maxQueueSize` and `maxQueueBytes`
-   * with the queued ones (with a spool, queued messages can wait on disk, so only the held ones
-   * count). The QueueFullError the message gets, else undefined.
+   * Whether a new message has room while `held` messages of about `heldBytes` wait outside the
+   * queue, in async plugins: they count toward `maxQueueSize` and `maxQueueBytes` with the queued
+   * ones. `bytes`: the message's estimated size once it waits in a plugin itself; `undefined`
+   * before its plugins ran. With a spool, queued messages (and a message that does not wait) can
+   * go to disk, so only a message that waits is refused there, and only the held ones count. The
+   * QueueFullError the message gets, else undefined.
    */
-  roomBeside(held: number, heldBytes: number, bytes: number): QueueFullError | undefined {
+  roomBeside(held: number, heldBytes: number, bytes: number | undefined): QueueFullError | undefined {
     const { maxQueueSize, maxQueueBytes } = this.#options
-    const count = this.#spool === undefined ? this.#pendingCount + held : held
-    const total = (this.#spool === undefined ? this.#pendingBytes + heldBytes : heldBytes) + bytes
-    if (count < maxQueueSize && total <= maxQueueBytes) return undefined
+    const spooled = this.#spool !== undefined
+    if (spooled && bytes === undefined) return undefined
+    const count = spooled ? held : this.#pendingCount + held
+    const queuedBytes = spooled ? heldBytes : this.#pendingBytes + heldBytes
+    if (count < maxQueueSize && queuedBytes + (bytes ?? 0) <= maxQueueBytes) return undefined
     return new QueueFullError(
-      `the queue is full (${count} messages, about ${total - bytes} bytes, ${held} of them in plugins; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
+      `the queue is full (${count} messages, about ${queuedBytes} bytes, ${held} of them in plugins; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
     )
   }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Analytics, QueueFullError, type Plugin } from '../../src'
 import { serveEachTest, type TestServer } from '../helpers/test-server'
 
@@ -79,5 +82,25 @@ describe('messages in an async plugin', () => {
     await tick()
     expect(server.messages).toHaveLength(10)
     expect(seen).toHaveLength(12)
+  })
+
+  it('with a spool, are bounded on their own: messages that wait in no plugin go on (to the disk when memory is full)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eventrail-plugins-'))
+    try {
+      const { plugin, open } = gated(['track'])
+      const analytics = client(plugin, { maxQueueSize: 10, spool: { dir } })
+      const seen: (Error | undefined)[] = []
+      for (let i = 0; i < 30; i++) analytics.track({ userId: 'u1', event: 'E' }, (err) => seen.push(err))
+      for (let i = 0; i < 30; i++) analytics.identify({ userId: 'u1' }, (err) => seen.push(err))
+      await tick()
+      expect(analytics.stats().inPlugins).toBe(10)
+      expect(seen.filter((e) => e instanceof QueueFullError)).toHaveLength(20)
+      open()
+      await analytics.closeAndFlush()
+      expect(seen).toHaveLength(60)
+      expect(server.messages.map((m) => m.type).sort()).toEqual([...Array(30).fill('identify'), ...Array(10).fill('track')])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
