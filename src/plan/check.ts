@@ -34,7 +34,6 @@ export function checkAgainstPlan(
   let value: unknown
   let field: string
   let event: string | undefined
-  let name: string
   if (type === 'track') {
     event = message.event as string
     schema = plan.events.get(event)
@@ -44,27 +43,29 @@ export function checkAgainstPlan(
     }
     value = message.properties
     field = 'properties'
-    name = `events[${JSON.stringify(event)}]`
   } else if (type === 'identify' || type === 'group') {
     schema = type === 'identify' ? plan.traits : plan.groupTraits
     if (schema === undefined) return undefined
     value = message.traits
     field = 'traits'
-    name = type === 'identify' ? 'traits' : 'groupTraits'
   } else return undefined
-  const where = event === undefined ? type : `track "${event}"`
   try {
     const issues = issuesOf(schema['~standard'].validate(value ?? {}), field)
     if (issues === ASYNC) {
       onAsync(event === undefined ? type : `event "${event}"`)
       return undefined
     }
-    return issues === undefined ? undefined : new PlanViolationError(where, event, issues)
+    return issues === undefined ? undefined : new PlanViolationError(where(type, event), event, issues)
   } catch (err) {
+    const name = event !== undefined ? `events[${JSON.stringify(event)}]` : type === 'identify' ? 'traits' : 'groupTraits'
     const failure = err instanceof MalformedResult ? err.message : `threw ${describeThrown(err)}`
     const cause = err instanceof MalformedResult ? undefined : err
-    return new PlanSchemaError(where, event, name, failure, sendsAnyway, cause === undefined ? undefined : { cause })
+    return new PlanSchemaError(where(type, event), event, name, failure, sendsAnyway, cause === undefined ? undefined : { cause })
   }
+}
+
+function where(type: MessageType, event: string | undefined): string {
+  return event === undefined ? type : `track "${event}"`
 }
 
 const ASYNC = Symbol('async')
