@@ -219,8 +219,8 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
 
   /**
    * Stops intake (later messages get a `ClosedError`) and sends everything queued. Resolves when
-   * every message has an outcome, or when `timeout` ms have passed (the rest then fail with a
-   * `TimeoutError`). Rejects like {@link Analytics.flush}. With a `spool`, closing while the service is
+   * every message has an outcome, or when `timeout` ms have passed (the rest, messages still in
+   * an async plugin included, then fail with a `TimeoutError` before it resolves). Rejects like {@link Analytics.flush}. With a `spool`, closing while the service is
    * down resolves with `{ waiting }` once those messages are synced to disk: they stay in the spool
    * for the next client on its directory, and end here with a `ServiceUnavailableError` that says so.
    * @example
@@ -246,13 +246,17 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     const timeoutMs = timeout === Infinity ? undefined : timeout
     const pipeline = this.#pipeline
     pipeline?.close()
-    // Messages still in an async plugin go on (within the timeout); later ones are refused.
+    // Messages still in an async plugin go on (within the timeout); later ones are refused. Past
+    // the timeout, those still in a plugin end with a TimeoutError, as the queued ones do.
     const inPlugins = pipeline?.settled(timeoutMs)
     if (inPlugins === undefined) return this.#ledger.awaitOutcome(this.#scheduler.close(timeoutMs), undefined)
     const started = Date.now()
     const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - started)))
     return this.#ledger.awaitOutcome(
-      inPlugins.then(() => this.#scheduler.close(left())),
+      inPlugins.then(() => {
+        if (timeoutMs !== undefined) pipeline?.giveUp(timeoutMs)
+        return this.#scheduler.close(left())
+      }),
       undefined,
     )
   }

@@ -20,7 +20,7 @@ export {
 export type { SpoolOptions } from './spool-option'
 export { FilteredError, PluginError } from './plugins/errors'
 export type { Plugin, PluginMessage, PluginTrack, PluginResult, PluginInfo } from './plugins/types'
-export { PlanViolationError } from './plan/errors'
+export { PlanSchemaError, PlanViolationError } from './plan/errors'
 export type { PlanIssue } from './plan/errors'
 export type { PlanMode } from './plan/check'
 export type { TrackingPlan } from './plan/define-plan'

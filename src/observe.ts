@@ -94,8 +94,9 @@ export interface AnalyticsStats {
   /** Most messages held at once (`maxQueueSize`). */
   readonly queueCapacity: number
   /**
-   * `dropped` by reason: `invalid`, `too_large`, `plan_violation`, `queue_full`, `closed`,
-   * `plugin_error`, `client_error`. Only reasons that happened are present.
+   * `dropped` by reason: `invalid`, `too_large`, `plan_violation`, `plan_error`, `queue_full`,
+   * `closed`, `plugin_error`, `close_timeout` (still in a plugin when the `closeAndFlush` timeout
+   * passed), `client_error`. Only reasons that happened are present.
    */
   readonly refusedBy: Readonly<Record<string, number>>
   /** `failed` by reason: the HTTP status (`'400'` …), `timeout`, `network`, `service_unavailable`, `close_timeout`, `error`. */

@@ -87,12 +87,12 @@ export interface AnalyticsOptions {
    */
   maxRetryTime?: number
   /**
-   * Most messages held at once (queued, in flight or waiting to retry). Past it a message is refused with a `QueueFullError`.
+   * Most messages held at once (queued, in flight, waiting to retry, or waiting in an async plugin). Past it a message is refused with a `QueueFullError`.
    * @defaultValue 500000
    */
   maxQueueSize?: number
   /**
-   * Most bytes of serialized messages held at once. Past it a message is refused with a `QueueFullError`.
+   * Most bytes of serialized messages held at once (a message waiting in an async plugin counts by an estimate of its size). Past it a message is refused with a `QueueFullError`.
    * @defaultValue 268435456 (256 MiB)
    */
   maxQueueBytes?: number
@@ -159,7 +159,9 @@ export interface AnalyticsOptions {
    * in `stats().violations` and one process warning per event name. `'drop'`: not sent; its
    * callback (else `errorHandler`) gets a `PlanViolationError`. `'throw'`: refused like an invalid
    * message (thrown from the call when there is neither a callback nor an `errorHandler`).
-   * `'off'`: types only.
+   * `'off'`: types only. A schema that fails (throws, returns no Standard Schema result) is never
+   * thrown: in `'report'` the message is sent unchecked and the `PlanSchemaError` reported; in
+   * `'drop'` and `'throw'` the message is not sent and the `PlanSchemaError` is its outcome.
    * @defaultValue `'throw'` when `NODE_ENV` is `test`, else `'report'`
    */
   planMode?: PlanMode

@@ -8,13 +8,15 @@ import {
   ValidationError,
 } from './errors'
 import type { RetryInfo } from './delivery/deliver'
-import { PlanViolationError } from './plan/errors'
+import { PlanSchemaError, PlanViolationError } from './plan/errors'
 import { PluginError } from './plugins/errors'
 
 /**
  * Why a message was refused before it was queued, as a short stable code for `stats().refusedBy`
- * and metrics' `error.type`: `invalid`, `too_large`, `plan_violation`, `queue_full`, `closed`,
- * `plugin_error`, or `client_error` (the client or the runtime failed, not the message). Pure.
+ * and metrics' `error.type`: `invalid`, `too_large`, `plan_violation`, `plan_error` (a schema of
+ * the plan failed), `queue_full`, `closed`, `plugin_error`, `close_timeout` (still in a plugin when
+ * the `closeAndFlush` timeout passed), or `client_error` (the client or the runtime failed, not
+ * the message). Pure.
  */
 export function refusalReason(error: Error): string {
   if (error instanceof PlanViolationError) return 'plan_violation'
@@ -23,6 +25,8 @@ export function refusalReason(error: Error): string {
   if (error instanceof QueueFullError) return 'queue_full'
   if (error instanceof ClosedError) return 'closed'
   if (error instanceof PluginError) return 'plugin_error'
+  if (error instanceof PlanSchemaError) return 'plan_error'
+  if (error instanceof TimeoutError) return 'close_timeout'
   return 'client_error'
 }
 

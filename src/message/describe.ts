@@ -8,7 +8,7 @@ export function describeValue(value: unknown): string {
   if (type === 'undefined') return 'undefined'
   if (type === 'function') return 'a function'
   if (type !== 'object') return withArticle(type)
-  if (Array.isArray(value)) return 'an array'
+  if (isArray(value)) return 'an array'
   const name = kindName(value as object)
   if (name === 'Object') return 'an object'
   if (name.startsWith('object ')) return `an ${name}`
@@ -32,6 +32,15 @@ export function describeThrown(value: unknown): string {
     return String(value)
   } catch {
     return `${describeValue(value)} that cannot be turned into a string`
+  }
+}
+
+// Array.isArray throws for a revoked Proxy.
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value)
+  } catch {
+    return false
   }
 }
 

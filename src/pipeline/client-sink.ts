@@ -15,10 +15,12 @@ export function createPipelineSink(
   const warnOnce = createWarnOnce('EVENTRAIL_PLAN_VIOLATION')
   const reportedAsync = new Set<string>()
   return {
-    queue: (serialized, isAlias, callback) => scheduler.enqueue(serialized, isAlias, callback),
+    queue: (serialized, isAlias, callback, held, heldBytes) => scheduler.enqueue(serialized, isAlias, callback, held, heldBytes),
     refuse: (err, type, callback, throwIfUnhandled) => ledger.refuse(asRefusal(type, err), callback, throwIfUnhandled),
     filtered: (error, callback) => ledger.filtered(error, callback),
     pluginFailed: (error, callback) => ledger.pluginFailed(error, callback),
+    roomBeside: (held, heldBytes, bytes) => scheduler.roomBeside(held, heldBytes, bytes),
+    planFailed: (error, callback) => (error.sentAnyway ? ledger.report(error) : ledger.refuse(error, callback, false)),
     violation(error, sentAnyway) {
       ledger.violation(error)
       if (sentAnyway) {

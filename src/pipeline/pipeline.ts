@@ -1,46 +1,23 @@
-import { ClosedError } from '../errors'
+import { ClosedError, TimeoutError } from '../errors'
 import { newMessageId } from '../message/message-id'
 import { normalizeMessage } from '../message/normalize'
 import { serializeMessage, type Serialized } from '../message/serialize'
 import { snapshotMessage, type Snapshot } from '../message/snapshot'
 import { validateMessage } from '../message/validate'
-import { checkAgainstPlan, type PlanMode } from '../plan/check'
-import type { PlanViolationError } from '../plan/errors'
+import { checkAgainstPlan } from '../plan/check'
+import { PlanSchemaError } from '../plan/errors'
 import type { ResolvedPlan } from '../plan/resolved'
 import { FilteredError, PluginError } from '../plugins/errors'
 import { checkAndSerialize } from '../plugins/final-check'
-import { runChain, type ChainContext, type ChainOutcome } from '../plugins/run'
-import type { PluginChain, PluginInfo, PluginStep } from '../plugins/types'
+import { runChain, WaitingChain, type ChainContext, type ChainOutcome } from '../plugins/run'
+import type { PluginInfo, PluginStep } from '../plugins/types'
 import type { Callback, Message, MessageType } from '../types'
+import { estimateBytes } from './estimate'
 import { PendingMessages } from './pending'
-import { mergeContext, type StaticContext } from './static-context'
+import type { PipelineOptions, PipelineSink } from './sink'
+import { mergeContext } from './static-context'
 
-/** What the pipeline hands its outcomes to: the client's queue and ledger. */
-export interface PipelineSink {
-  /** Queues a serialized message; returns why it cannot (closed, full). */
-  queue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined
-  /** A message refused (invalid, too large, closed): `throwIfUnhandled` only for the caller's own input. */
-  refuse(error: unknown, type: MessageType, callback: Callback | undefined, throwIfUnhandled: boolean): void
-  /** A plugin dropped the message on purpose. */
-  filtered(error: FilteredError, callback: Callback | undefined): void
-  /** A plugin failed: the message was dropped, or (`sentAnyway`) it goes on. */
-  pluginFailed(error: PluginError, callback: Callback | undefined): void
-  /** A call broke the tracking plan (whatever the mode: counted, reported, warned of once per event). */
-  violation(error: PlanViolationError, sentAnyway: boolean): void
-  /** A plan's schema validates asynchronously: reported once; its messages go unchecked. */
-  planIsAsync: (what: string) => void
-  /** A message waits for an async plugin: with `waitUntil`, the platform is asked to wait for it too. */
-  holdOpen: ((work: Promise<unknown>) => void) | undefined
-}
-
-/** What the pipeline runs, from the options. */
-export interface PipelineOptions {
-  readonly plugins: PluginChain | undefined
-  readonly pluginTimeoutMs: number
-  readonly context: StaticContext | undefined
-  readonly plan: ResolvedPlan | undefined
-  readonly planMode: PlanMode
-}
+export type { PipelineOptions, PipelineSink } from './sink'
 
 const VIA_CALL: PluginInfo = Object.freeze({ via: 'call' })
 const VIA_IMPORT: PluginInfo = Object.freeze({ via: 'import' })
@@ -73,6 +50,11 @@ export class MessagePipeline {
   /** See {@link PendingMessages.settled}. */
   settled(timeoutMs?: number): Promise<void> | undefined {
     return this.#pending.settled(timeoutMs)
+  }
+
+  /** The close's timeout passed: every message still in a plugin ends now with a TimeoutError. */
+  giveUp(timeoutMs: number): void {
+    this.#pending.abandonAll(timeoutMs)
   }
 
   /** Later messages are refused with a ClosedError; those already in the plugins go on. */
@@ -109,30 +91,70 @@ export class MessagePipeline {
       sink.refuse(err, type, callback, true)
       return
     }
+    // Messages in async plugins count toward the queue's bounds: past them, refused at once.
+    const held = this.#pending
+    if (hasSteps || held.size > 0) {
+      const full = sink.roomBeside(held.size, held.bytes, undefined)
+      if (full !== undefined) {
+        sink.refuse(full, type, callback, false)
+        return
+      }
+    }
     if (!hasSteps) {
       this.#queue(type, message, callback, undefined, '')
       return
     }
     const stamp = message.timestamp
     const outcome = runChain(steps, message, this.#chainContext(type, via))
-    if (!(outcome instanceof Promise)) {
-      this.#settle(type, outcome, callback, steps, stamp)
+    if (outcome instanceof WaitingChain) this.#wait(type, outcome, estimateBytes(message), callback, steps, stamp)
+    else this.#settle(type, outcome, callback, steps, stamp)
+  }
+
+  // A message waits for a plugin's promise: held (and counted) until its plugins let it go, or
+  // until a close's timeout gives up on it; it gets its outcome once, whichever comes first.
+  #wait(
+    type: MessageType,
+    chain: WaitingChain,
+    bytes: number,
+    callback: Callback | undefined,
+    steps: readonly PluginStep[],
+    stamp: string,
+  ): void {
+    const sink = this.#sink
+    // Now that its size can be estimated: no room for it beside the others, refused at the call still.
+    const full = sink.roomBeside(this.#pending.size, this.#pending.bytes, bytes)
+    if (full !== undefined) {
+      chain.stop()
+      sink.refuse(full, type, callback, false)
       return
     }
-    // runChain never rejects; the catch is for the client's own failure after it, never unhandled.
-    const work = outcome
-      .then((later) => this.#settle(type, later, callback, steps, stamp))
+    const release = this.#pending.hold(bytes, (timeoutMs) => {
+      chain.stop()
+      const error = new TimeoutError(
+        `${type}: closeAndFlush: the message was still in plugin "${chain.step}" after ${timeoutMs} ms (the close's timeout); it was not sent`,
+      )
+      sink.refuse(error, type, callback, false)
+    })
+    // The chain never rejects; the catch is for the client's own failure after it, never unhandled.
+    const work = chain.result
+      .then((later) => {
+        if (release() && later !== undefined) this.#settle(type, later, callback, steps, stamp)
+      })
       .catch((err: unknown) => sink.refuse(err, type, callback, false))
-    this.#pending.add(work)
     sink.holdOpen?.(work)
   }
 
   // Whether the message goes on: it matches, or the mode is 'report'. 'throw' refuses it as invalid
   // input (thrown when nobody else takes the error); 'drop' refuses it without throwing.
   #passesPlan(plan: ResolvedPlan, type: MessageType, snapshot: Snapshot, callback: Callback | undefined): boolean {
-    const violation = checkAgainstPlan(plan, type, snapshot, this.#sink.planIsAsync)
-    if (violation === undefined) return true
     const mode = this.#options.planMode
+    const violation = checkAgainstPlan(plan, type, snapshot, this.#sink.planIsAsync, mode === 'report')
+    if (violation === undefined) return true
+    // The plan's own failure is no fault of the call's: never thrown; 'report' sends the message.
+    if (violation instanceof PlanSchemaError) {
+      this.#sink.planFailed(violation, callback)
+      return violation.sentAnyway
+    }
     this.#sink.violation(violation, mode === 'report')
     if (mode === 'report') return true
     this.#sink.refuse(violation, type, callback, mode === 'throw')
@@ -178,7 +200,7 @@ export class MessagePipeline {
       sink.refuse(err, type, callback, steps === undefined)
       return
     }
-    const refused = sink.queue(serialized, type === 'alias', callback)
+    const refused = sink.queue(serialized, type === 'alias', callback, this.#pending.size, this.#pending.bytes)
     if (refused !== undefined) sink.refuse(refused, type, callback, false)
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors'
+import { EventrailError, ValidationError } from '../errors'
 
 /** One way a message breaks the tracking plan. */
 export interface PlanIssue {
@@ -30,4 +30,30 @@ export class PlanViolationError extends ValidationError {
 
 function formatIssue(issue: PlanIssue): string {
   return `"${issue.path}" ${issue.message}`
+}
+
+/**
+ * A schema of the tracking plan failed to check a message: its `~standard.validate` threw, or
+ * returned something that is not a Standard Schema result. The plan's fault, not the caller's
+ * input: never thrown from the call. In `planMode` `'report'` the message is sent anyway
+ * (`sentAnyway`) and the error goes to `error` listeners and `errorHandler`; in `'drop'` and
+ * `'throw'` the message is not sent and the error is its outcome (its callback, else
+ * `errorHandler`). `cause` holds what the schema threw.
+ */
+export class PlanSchemaError extends EventrailError {
+  override name = 'PlanSchemaError'
+  /** The track event's name, or `undefined` for identify and group. */
+  readonly event: string | undefined
+  /** The plan's schema that failed: `events["Order Completed"]`, `traits` or `groupTraits`. */
+  readonly schema: string
+  /** Whether the message was sent anyway (`planMode: 'report'`). */
+  readonly sentAnyway: boolean
+
+  constructor(where: string, event: string | undefined, schema: string, failure: string, sentAnyway: boolean, options?: ErrorOptions) {
+    const outcome = sentAnyway ? 'the message was sent unchecked (planMode "report")' : 'the message was not sent'
+    super(`${where}: the tracking plan's schema ${schema} ${failure}, so the message could not be checked; ${outcome}`, options)
+    this.event = event
+    this.schema = schema
+    this.sentAnyway = sentAnyway
+  }
 }

@@ -6,7 +6,7 @@
  */
 export { definePlan } from './define-plan'
 export type { PlanDefinition, EventsOf, TraitsOf, TrackingPlan, PlanJSONSchema } from './define-plan'
-export { PlanViolationError } from './errors'
+export { PlanSchemaError, PlanViolationError } from './errors'
 export type { PlanIssue } from './errors'
 export type { PlanMode } from './check'
 export type {

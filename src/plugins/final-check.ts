@@ -11,7 +11,8 @@ import type { Message, MessageType } from '../types'
  * type is the method's, an identity is present (`event` for a track), `messageId` and `timestamp`
  * are non-empty strings, `context` is an object, ids go out as strings, and the serialized message
  * is within 32 KB. The error names the plugins (`track after plugins ("a", "b"): …`), so that it
- * points at them; its text is made only when there is one.
+ * points at them; its text is made only when there is one. Nothing is written into `message` (a
+ * plugin may have frozen it): an id sent otherwise than it stands is set on a shallow copy.
  * @param clientTimestamp - the timestamp normalization set: unchanged, it is not parsed again.
  * @throws ValidationError (or MessageTooLargeError) naming the field and the rule.
  */
@@ -22,14 +23,13 @@ export function checkAndSerialize(
   clientTimestamp: string,
 ): Serialized {
   try {
-    check(type, message, clientTimestamp)
-    return serializeMessage(message, type === 'alias')
+    return serializeMessage(check(type, message, clientTimestamp), type === 'alias')
   } catch (err) {
     throw blamePlugins(err, `${type} after plugins (${plugins.map((p) => `"${p.name}"`).join(', ')})`)
   }
 }
 
-function check(type: MessageType, message: Message, clientTimestamp: string): void {
+function check(type: MessageType, message: Message, clientTimestamp: string): Message {
   if (message.type !== type) throw new ValidationError('type', `must stay "${type}" (got ${describeValue(message.type)})`)
   validateMessage(type, message as unknown as Snapshot, message.timestamp !== clientTimestamp)
   if (typeof message.messageId !== 'string' || message.messageId === '')
@@ -42,10 +42,19 @@ function check(type: MessageType, message: Message, clientTimestamp: string): vo
     throw new ValidationError('context', `must be an object (got ${describeValue(context)})`)
   }
   // Each id by name, not in a loop over their names (a keyed read by a varying name is slow).
-  if (message.userId !== undefined) message.userId = idValue(message.userId) as string | undefined
-  if (message.anonymousId !== undefined) message.anonymousId = idValue(message.anonymousId) as string | undefined
-  if (message.previousId !== undefined) message.previousId = idValue(message.previousId)
-  if (message.groupId !== undefined) message.groupId = idValue(message.groupId)
+  const { userId, anonymousId, previousId, groupId } = message
+  if (isSentAsIs(userId) && isSentAsIs(anonymousId) && isSentAsIs(previousId) && isSentAsIs(groupId)) return message
+  const copy = { ...message }
+  if (userId !== undefined) copy.userId = idValue(userId) as string | undefined
+  if (anonymousId !== undefined) copy.anonymousId = idValue(anonymousId) as string | undefined
+  if (previousId !== undefined) copy.previousId = idValue(previousId)
+  if (groupId !== undefined) copy.groupId = idValue(groupId)
+  return copy
+}
+
+// An id that goes out as it stands: absent, or a non-blank string.
+function isSentAsIs(value: unknown): boolean {
+  return value === undefined || (typeof value === 'string' && !isBlankString(value))
 }
 
 // The same rule broken, said of the plugins' result. A serialization failure (a cycle, a BigInt a

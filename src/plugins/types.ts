@@ -60,7 +60,10 @@ export interface Plugin<E extends EventCatalog = AnyEvents> {
    * Called once per message. Change `message` in place and return nothing, return a replacement,
    * or return `null` to drop it (an outcome, not an error: its callback gets a `FilteredError`).
    * Returning a promise makes only this message wait for it (at most the client's
-   * `pluginTimeout`); `flush()` and `closeAndFlush()` wait for it too.
+   * `pluginTimeout`); `flush()` and `closeAndFlush()` wait for it too, and while it waits it
+   * counts toward `maxQueueSize` and `maxQueueBytes`. A returned object is read once (the client
+   * takes a shallow copy and never writes into it, so it may be frozen); one that cannot be read
+   * fails the plugin.
    */
   process(message: PluginMessage<E>, info: PluginInfo): PluginResult<E> | PromiseLike<PluginResult<E>>
 }

@@ -183,15 +183,39 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     return this.#closed
   }
 
-  /** Takes a serialized message, or returns why it cannot (closed, queue full). */
-  enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined): Error | undefined {
+  /**
+   * Takes a serialized message, or returns why it cannot (closed, queue full). `held` messages of
+   * about `heldBytes` wait in async plugins and count toward the bounds too (see `roomBeside`).
+   */
+  enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, held = 0, heldBytes = 0): Error | undefined {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
     const { json, bytes, head } = serialized
-    const isFull = this.#pendingCount >= this.#options.maxQueueSize || this.#pendingBytes + bytes > this.#options.maxQueueBytes
+    const isFull =
+      this.#pendingCount + held >= this.#options.maxQueueSize || this.#pendingBytes + heldBytes + bytes > this.#options.maxQueueBytes
     if (this.#spool !== undefined) return this.#spool.enqueue(serialized, isAlias, callback, isFull)
     if (isFull) return this.#queueFull()
     this.#push({ seq: this.#seq + 1, at: Date.now(), json, bytes, head, isAlias, callback })
     return undefined
+  }
+
+  /**
+   * Whether a new message has room while `held` messages of about `heldBytes` wait outside the
+   * queue, in async plugins: they count toward `maxQueueSize` and `maxQueueBytes` with the queued
+   * ones. `bytes`: the message's estimated size once it waits in a plugin itself; `undefined`
+   * before its plugins ran. With a spool, queued messages (and a message that does not wait) can
+   * go to disk, so only a message that waits is refused there, and only the held ones count. The
+   * QueueFullError the message gets, else undefined.
+   */
+  roomBeside(held: number, heldBytes: number, bytes: number | undefined): QueueFullError | undefined {
+    const { maxQueueSize, maxQueueBytes } = this.#options
+    const spooled = this.#spool !== undefined
+    if (spooled && bytes === undefined) return undefined
+    const count = spooled ? held : this.#pendingCount + held
+    const queuedBytes = spooled ? heldBytes : this.#pendingBytes + heldBytes
+    if (count < maxQueueSize && queuedBytes + (bytes ?? 0) <= maxQueueBytes) return undefined
+    return new QueueFullError(
+      `the queue is full (${count} messages, about ${queuedBytes} bytes, ${held} of them in plugins; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
+    )
   }
 
   #queueFull(): QueueFullError {

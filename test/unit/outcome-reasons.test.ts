@@ -8,7 +8,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '../../src'
-import { PlanViolationError } from '../../src/plan/errors'
+import { PlanSchemaError, PlanViolationError } from '../../src/plan/errors'
 import { PluginError } from '../../src/plugins/errors'
 import { failureReason, refusalReason, retryReason } from '../../src/outcome-reasons'
 
@@ -22,6 +22,8 @@ describe('outcome reasons', () => {
     [new QueueFullError('full'), 'queue_full'],
     [new ClosedError('closed'), 'closed'],
     [new PluginError('track', 'p', 'threw', false), 'plugin_error'],
+    [new PlanSchemaError('track "E"', 'E', 'events["E"]', 'threw Error: x', false), 'plan_error'],
+    [new TimeoutError('closeAndFlush: still in plugin "p"'), 'close_timeout'],
     [new EventrailError('the client failed'), 'client_error'],
   ])('refusal %p is %s', (error, reason) => {
     expect(refusalReason(error)).toBe(reason)
