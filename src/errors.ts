@@ -1,6 +1,55 @@
-/** Base class of every error the library reports. */
+// Each class is recognised by a brand, a registered symbol its instances carry: one brand across
+// the ESM and CommonJS builds and across realms (a worker, a vm context), where two copies of a
+// class are two classes and a plain `instanceof` would say no.
+const BRAND = Symbol.for('eventrail.error')
+
+/** Gives `Class` its brand: its instances (and those of its subclasses) answer to its `instanceof` and `is()` in every copy of the library. */
+export function brandError(Class: abstract new (...args: never[]) => Error, name: string): void {
+  const key = Symbol.for(`eventrail.error.${name}`)
+  Object.defineProperty(Class, BRAND, { value: key })
+  Object.defineProperty(Class.prototype, key, { value: true })
+}
+
+/**
+ * Base class of every error the library reports. `instanceof` and the static `is()` of each
+ * class work across the ESM and CommonJS builds and across realms (see {@link isEventrailError}).
+ */
 export class EventrailError extends Error {
   override name = 'EventrailError'
+
+  static {
+    brandError(this, 'EventrailError')
+  }
+
+  /** Whether `value` is an error of this class (or a subclass), from any copy of the library. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const key = (this as unknown as { readonly [BRAND]?: symbol })[BRAND]
+    return typeof value === 'object' && value !== null && key !== undefined && (value as Record<symbol, unknown>)[key] === true
+  }
+
+  /**
+   * Whether `value` is an error of this class or a subclass, thrown by any copy of the library
+   * (the ESM or the CommonJS build, another realm): `DeliveryError.is(err)`.
+   * @example
+   * ```ts
+   * if (DeliveryError.is(outcome.error)) console.log(outcome.error.reason, outcome.error.status)
+   * ```
+   */
+  static is<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    return (this as unknown as { [Symbol.hasInstance](v: unknown): boolean })[Symbol.hasInstance](value)
+  }
+}
+
+/**
+ * Whether `value` is an error of eventrail, from any copy of the library (the ESM or the CommonJS
+ * build, another realm).
+ * @example
+ * ```ts
+ * analytics.on('error', (err) => { if (isEventrailError(err)) metrics.increment(err.name) })
+ * ```
+ */
+export function isEventrailError(value: unknown): value is EventrailError {
+  return EventrailError.is(value)
 }
 
 /**
@@ -9,15 +58,22 @@ export class EventrailError extends Error {
  */
 export class ValidationError extends EventrailError {
   override name = 'ValidationError'
+
+  static {
+    brandError(this, 'ValidationError')
+  }
   /** The field that broke the rule (`event`, `userId`, `flushAt`, …). */
   readonly field: string
   /** The rule, in words. */
   readonly rule: string
+  /** Where the rule applies: the method (`track`), `Analytics` for an option, or undefined. */
+  readonly where: string | undefined
 
   constructor(field: string, rule: string, where?: string, options?: ErrorOptions) {
     super(`${where ? `${where}: ` : ''}"${field}" ${rule}`, options)
     this.field = field
     this.rule = rule
+    this.where = where
   }
 }
 
@@ -28,6 +84,10 @@ export class ValidationError extends EventrailError {
  */
 export class MessageTooLargeError extends ValidationError {
   override name = 'MessageTooLargeError'
+
+  static {
+    brandError(this, 'MessageTooLargeError')
+  }
   /** The message's size in bytes, as it would be sent (at least this many when `isLowerBound`). */
   readonly bytes: number
   /** True when the message was refused before it was serialized in full: `bytes` is a lower bound. */
@@ -41,21 +101,68 @@ export class MessageTooLargeError extends ValidationError {
 }
 
 /**
+ * Why a request failed for good: `status` (the service answered a status that is not retried, or
+ * the last retry's), `timeout` (the last attempt got no answer in time), `network` (no answer: a
+ * reset, a refused connection), `redirect` (a 3xx, never followed), `outage` (failed at once: the
+ * outage breaker is open), `expired` (no time left within `maxRetryTime`).
+ */
+export type DeliveryFailure = 'status' | 'timeout' | 'network' | 'redirect' | 'outage' | 'expired'
+
+/** What a {@link DeliveryError} saw, beside the standard `cause`. */
+export interface DeliveryDetails extends ErrorOptions {
+  /** Why it failed; by default `timeout` when `cause` is an attempt's timeout, `status` when there is a status, else `network`. */
+  readonly reason?: DeliveryFailure
+  /** The URL of the request (the host's path prefix included; never a user name or password). */
+  readonly url?: string
+  /** The beginning of what the service answered, when it said something. */
+  readonly body?: string
+  /** The `Retry-After` the service asked for, in milliseconds, when it asked. */
+  readonly retryAfterMs?: number
+}
+
+/**
+ * An attempt that got no answer within its `timeout`: the reason of its abort, and the `cause` of
+ * a {@link DeliveryError} whose `reason` is `timeout`.
+ * @internal
+ */
+export class AttemptTimeout extends Error {
+  override name = 'TimeoutError'
+}
+
+/**
  * A request failed for good: a network error, a timeout or an HTTP status that is not retried,
- * or the retries ran out. `status` is the last HTTP status when there was one; the network error,
- * when there was one, is in `cause`.
+ * or the retries ran out. Why is a field, `reason`, with what the client saw: `url`, `status`
+ * (the last HTTP status when there was one), `body` (the beginning of the service's answer) and
+ * `retryAfterMs`; the network error, when there was one, is in `cause`.
  */
 export class DeliveryError extends EventrailError {
   override name = 'DeliveryError'
+
+  static {
+    brandError(this, 'DeliveryError')
+  }
+
+  /** Why the request failed (see {@link DeliveryFailure}). */
+  readonly reason: DeliveryFailure
   /** The last HTTP status received, if any. */
   readonly status: number | undefined
   /** How many attempts were made. */
   readonly attempts: number
+  /** The URL of the request, when known. */
+  readonly url: string | undefined
+  /** The beginning of what the service answered, when it said something. */
+  readonly body: string | undefined
+  /** The `Retry-After` the service asked for (ms), when it asked. */
+  readonly retryAfterMs: number | undefined
 
-  constructor(message: string, status?: number, attempts = 1, options?: ErrorOptions) {
-    super(message, options)
+  constructor(message: string, status?: number, attempts = 1, details?: DeliveryDetails) {
+    super(message, details?.cause === undefined ? undefined : { cause: details.cause })
     this.status = status
     this.attempts = attempts
+    this.reason = details?.reason ?? (details?.cause instanceof AttemptTimeout ? 'timeout' : status !== undefined ? 'status' : 'network')
+    this.url = details?.url
+    this.body = details?.body
+    this.retryAfterMs = details?.retryAfterMs
   }
 }
 
@@ -66,24 +173,49 @@ export class DeliveryError extends EventrailError {
  * network error, when there was one, is in `cause`. While the breaker is open, one request at a
  * time probes the service (every 1 s, growing to 30 s; about every second while a `flush()` is
  * awaited); messages queued meanwhile ride the next probe, and are delivered once it gets through.
+ * Its `reason` is `outage`.
  */
 export class ServiceUnavailableError extends DeliveryError {
   override name = 'ServiceUnavailableError'
+
+  static {
+    brandError(this, 'ServiceUnavailableError')
+  }
+
+  /** The last failure that the breaker saw, in words (`the service answered 503 (…)`, a network error's message). */
+  readonly lastFailure: string
+
+  constructor(message: string, status?: number, attempts = 1, details?: DeliveryDetails & { readonly lastFailure?: string }) {
+    super(message, status, attempts, { ...details, reason: 'outage' })
+    this.lastFailure = details?.lastFailure ?? (status !== undefined ? `the service answered ${status}` : 'no answer')
+  }
 }
 
 /** A message was refused because the queue already held `maxQueueSize` messages or `maxQueueBytes` bytes. */
 export class QueueFullError extends EventrailError {
   override name = 'QueueFullError'
+
+  static {
+    brandError(this, 'QueueFullError')
+  }
 }
 
 /** A message was refused because `closeAndFlush()` had been called on the instance. */
 export class ClosedError extends EventrailError {
   override name = 'ClosedError'
+
+  static {
+    brandError(this, 'ClosedError')
+  }
 }
 
 /** A message had no outcome before the `closeAndFlush({ timeout })` deadline; it may or may not have arrived. */
 export class TimeoutError extends EventrailError {
   override name = 'TimeoutError'
+
+  static {
+    brandError(this, 'TimeoutError')
+  }
 }
 
 /**
@@ -94,6 +226,10 @@ export class TimeoutError extends EventrailError {
  */
 export class SpoolError extends EventrailError {
   override name = 'SpoolError'
+
+  static {
+    brandError(this, 'SpoolError')
+  }
 
   constructor(
     /** The file system's error code. */

@@ -16,7 +16,9 @@ export {
   ClosedError,
   TimeoutError,
   SpoolError,
+  isEventrailError,
 } from './errors'
+export type { DeliveryDetails, DeliveryFailure } from './errors'
 export type { SpoolOptions } from './spool-option'
 export { FilteredError, PluginError } from './plugins/errors'
 export type { Plugin, PluginMessage, PluginTrack, PluginResult, PluginInfo } from './plugins/types'

@@ -1,4 +1,5 @@
 import {
+  AttemptTimeout,
   ClosedError,
   DeliveryError,
   MessageTooLargeError,
@@ -41,16 +42,11 @@ export function failureReason(error: Error): string {
   if (error instanceof ServiceUnavailableError) return 'service_unavailable'
   if (!(error instanceof DeliveryError)) return 'error'
   if (error.status !== undefined) return String(error.status)
-  return isAttemptTimeout(error.cause) ? 'timeout' : 'network'
+  return error.reason === 'timeout' ? 'timeout' : 'network'
 }
 
 /** Why a request is retried, for `stats().retriedBy`: the HTTP status, `timeout` or `network`. Pure. */
 export function retryReason(info: RetryInfo): string {
   if (info.status !== undefined) return String(info.status)
-  return isAttemptTimeout(info.error) ? 'timeout' : 'network'
-}
-
-// The attempt's own timer aborts it with "timed out after N ms" (delivery/deliver.ts).
-function isAttemptTimeout(cause: unknown): boolean {
-  return cause instanceof Error && /^timed out after \d+ ms/.test(cause.message)
+  return info.error instanceof AttemptTimeout ? 'timeout' : 'network'
 }

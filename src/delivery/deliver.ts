@@ -1,4 +1,4 @@
-import { DeliveryError, ServiceUnavailableError, TimeoutError } from '../errors'
+import { AttemptTimeout, DeliveryError, ServiceUnavailableError, TimeoutError } from '../errors'
 import type { AttemptSignal } from '../queue/in-flight-limit'
 import { setUnrefTimeout } from '../timers'
 import type { AttemptVerdict } from './breaker'
@@ -123,13 +123,17 @@ export async function deliverRequest(
       verdict = status === 408 || (status >= 500 && isRetryableStatus(status)) ? 'failed' : 'alive'
       if (signal === 'success') return
       if (isRedirectStatus(status)) {
-        throw new DeliveryError(`${ctx.host}${path}: ${describeRedirect(status, response.location)}`, status, attempt + 1)
+        throw new DeliveryError(`${ctx.host}${path}: ${describeRedirect(status, response.location)}`, status, attempt + 1, {
+          reason: 'redirect',
+          url: `${ctx.host}${path}`,
+        })
       }
       if (!isRetryableStatus(status)) {
         throw new DeliveryError(
           `${ctx.host}${path}: the service answered ${answered(status, response.body)}, which is not retried`,
           status,
           attempt + 1,
+          { url: `${ctx.host}${path}`, body: response.body },
         )
       }
       said = response.body
@@ -153,6 +157,9 @@ export async function deliverRequest(
       const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, said)}`
       throw new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
         cause: error,
+        url: `${ctx.host}${path}`,
+        body: said,
+        retryAfterMs,
       })
     }
     ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
@@ -180,6 +187,7 @@ function outOfTime(path: string, ctx: DeliveryContext, attempts: number): Delive
     `${ctx.host}${path}: no time left for a retry within maxRetryTime (${limit} ms from the oldest message's call; gave up after ${attempts} attempts)`,
     undefined,
     attempts,
+    { reason: 'expired', url: `${ctx.host}${path}` },
   )
 }
 
@@ -233,11 +241,6 @@ async function attemptOnce(
     timer.cancel()
     stop.removeEventListener('abort', abort)
   }
-}
-
-/** An attempt that got no answer within its timeout. */
-class AttemptTimeout extends Error {
-  override name = 'TimeoutError'
 }
 
 function givenUp(path: string, cause: unknown): TimeoutError {

@@ -278,7 +278,7 @@ async function importFile(
   let outage: string | undefined
   analytics.on('breaker', (change) => {
     if (change.state !== 'open' || controller.signal.aborted) return
-    outage = change.error.message.split('; the outage breaker')[0]
+    outage = `${change.error.url ?? ''}: the service is unavailable (last: ${change.error.lastFailure})`
     interruptStatus = 1
     display.notice(`Stopping: ${outage}. The messages in flight finish and the checkpoint is written.`)
     controller.abort()

@@ -24,7 +24,7 @@ export function createPipelineSink(
     violation(error, sentAnyway) {
       ledger.violation(error)
       if (sentAnyway) {
-        const what = error.event === undefined ? error.message.slice(0, error.message.indexOf(':')) : error.event
+        const what = error.event ?? error.where ?? 'message'
         warnOnce(what, `eventrail: ${error.message}. Sent anyway (planMode "report"); this warning is shown once per event.`)
       }
     },

@@ -1,4 +1,4 @@
-import { EventrailError, ValidationError } from '../errors'
+import { EventrailError, ValidationError, brandError } from '../errors'
 
 /** One way a message breaks the tracking plan. */
 export interface PlanIssue {
@@ -14,6 +14,10 @@ export interface PlanIssue {
  */
 export class PlanViolationError extends ValidationError {
   override name = 'PlanViolationError'
+
+  static {
+    brandError(this, 'PlanViolationError')
+  }
   /** The track event's name, or `undefined` for identify and group. */
   readonly event: string | undefined
   /** Every issue found. */
@@ -42,6 +46,10 @@ function formatIssue(issue: PlanIssue): string {
  */
 export class PlanSchemaError extends EventrailError {
   override name = 'PlanSchemaError'
+
+  static {
+    brandError(this, 'PlanSchemaError')
+  }
   /** The track event's name, or `undefined` for identify and group. */
   readonly event: string | undefined
   /** The plan's schema that failed: `events["Order Completed"]`, `traits` or `groupTraits`. */

@@ -1,4 +1,4 @@
-import { EventrailError } from '../errors'
+import { EventrailError, brandError } from '../errors'
 import { describeThrown } from '../message/describe'
 import type { MessageType } from '../types'
 
@@ -9,6 +9,10 @@ import type { MessageType } from '../types'
  */
 export class FilteredError extends EventrailError {
   override name = 'FilteredError'
+
+  static {
+    brandError(this, 'FilteredError')
+  }
   /** The name of the plugin that dropped the message. */
   readonly plugin: string
 
@@ -24,6 +28,10 @@ export class FilteredError extends EventrailError {
  */
 export class PluginError extends EventrailError {
   override name = 'PluginError'
+
+  static {
+    brandError(this, 'PluginError')
+  }
   /** The name of the plugin that failed. */
   readonly plugin: string
   /** Whether the message was sent anyway (`onError: 'continue'`). */

@@ -73,5 +73,7 @@ function expiredError(budgetMs: number, count: number): DeliveryError {
     count === 1
       ? 'the message waited for a free request slot that long and was'
       : `${count} messages waited for a free request slot that long and were`
-  return new DeliveryError(`no outcome within maxRetryTime (${budgetMs} ms from the call): ${what} not sent`)
+  return new DeliveryError(`no outcome within maxRetryTime (${budgetMs} ms from the call): ${what} not sent`, undefined, 1, {
+    reason: 'expired',
+  })
 }

@@ -35,7 +35,7 @@ export class OutageBreaker {
   #openedMs = 0
   #isProbing = false
   #probeTimer: Timer | undefined
-  #reason = ''
+  #lastFailure = ''
 
   readonly #host: string
 
@@ -61,10 +61,10 @@ export class OutageBreaker {
     if (!this.#state.isOpen) return undefined
     const { status, error } = this.#last
     return new ServiceUnavailableError(
-      `${this.#host}${path}: the service is unavailable (${this.#reason}); the outage breaker is open, so the message failed at once instead of being retried. Delivery resumes when a probe (every 1-30 s) gets an answer.`,
+      `${this.#host}${path}: the service is unavailable (last: ${this.#lastFailure}); the outage breaker is open, so the message failed at once instead of being retried. Delivery resumes when a probe (every 1-30 s) gets an answer.`,
       status,
       1,
-      { cause: error },
+      { cause: error, url: `${this.#host}${path}`, body: this.#last.body, lastFailure: this.#lastFailure },
     )
   }
 
@@ -132,8 +132,7 @@ export class OutageBreaker {
   #open(now: number): void {
     const { status, body, error } = this.#last
     const answer = body === undefined ? `${status}` : `${status} (${body})`
-    const last = status !== undefined ? `the service answered ${answer}` : (error?.message ?? 'a network error')
-    this.#reason = `last: ${last}`
+    this.#lastFailure = status !== undefined ? `the service answered ${answer}` : (error?.message ?? 'a network error')
     this.#lastProbeMs = now
     this.#openedMs = now
     for (const wake of [...this.#parked]) wake()

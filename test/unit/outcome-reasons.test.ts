@@ -11,6 +11,7 @@ import {
 import { PlanSchemaError, PlanViolationError } from '../../src/plan/errors'
 import { PluginError } from '../../src/plugins/errors'
 import { failureReason, refusalReason, retryReason } from '../../src/outcome-reasons'
+import { AttemptTimeout } from '../../src/errors'
 
 // The short codes of stats().refusedBy, failedBy and retriedBy (and the bridge's error.type).
 
@@ -31,7 +32,7 @@ describe('outcome reasons', () => {
 
   it.each([
     [new DeliveryError('/v1/batch: 400', 400), '400'],
-    [new DeliveryError('/v1/batch: gave up', undefined, 3, { cause: new Error('timed out after 10000 ms') }), 'timeout'],
+    [new DeliveryError('/v1/batch: gave up', undefined, 3, { cause: new AttemptTimeout('timed out after 10000 ms') }), 'timeout'],
     [new DeliveryError('/v1/batch: gave up', undefined, 3, { cause: new Error('ECONNRESET') }), 'network'],
     [new TimeoutError('closeAndFlush'), 'close_timeout'],
     [new ServiceUnavailableError('/v1/batch: the service is down', 503), 'service_unavailable'],
@@ -42,7 +43,7 @@ describe('outcome reasons', () => {
 
   it('names a retry by its status, else by its timeout or network error', () => {
     expect(retryReason({ path: '/v1/batch', attempt: 1, delayMs: 0, status: 503 })).toBe('503')
-    expect(retryReason({ path: '/v1/batch', attempt: 1, delayMs: 0, error: new Error('timed out after 5 ms') })).toBe('timeout')
+    expect(retryReason({ path: '/v1/batch', attempt: 1, delayMs: 0, error: new AttemptTimeout('timed out after 5 ms') })).toBe('timeout')
     expect(retryReason({ path: '/v1/batch', attempt: 1, delayMs: 0, error: new Error('socket hang up') })).toBe('network')
   })
 })
