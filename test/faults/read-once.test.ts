@@ -1,4 +1,6 @@
-import { Analytics, type MessageType } from '../../src'
+import { Analytics, type AnalyticsOptions, type MessageType, type Plugin } from '../../src'
+
+const noopPlugin: Plugin = { name: 'noop', process: (m) => m }
 import { startTestServer, type TestServer } from '../helpers/test-server'
 
 // Every value of a caller's object is read once: a getter that answers each read differently
@@ -47,9 +49,9 @@ describe("a caller's message is read once", () => {
   })
   afterAll(() => server.close())
 
-  describe.each([
+  describe.each<[string, AnalyticsOptions]>([
     ['without plugins', {}],
-    ['with a plugin', { plugins: [{ name: 'noop', process: (m: unknown) => m }] }],
+    ['with a plugin', { plugins: [noopPlugin] }],
   ])('%s', (_name, extra) => {
     it.each(TYPES)('deliver.%s: the outcome names the id that was sent, and each getter ran once', async (type) => {
       const analytics = new Analytics('read-once-key', { host: server.url, flushInterval: 0, ...extra })
@@ -80,7 +82,7 @@ describe("a caller's message is read once", () => {
     const analytics = new Analytics('read-once-key', {
       host: server.url,
       flushInterval: 0,
-      plugins: [{ name: 'noop', process: (m: unknown) => m }],
+      plugins: [noopPlugin],
     })
     await analytics.closeAndFlush()
     const outcome = await analytics.deliver.track({ userId: 'u1', event: 'Late' })
