@@ -1,4 +1,7 @@
-import { Analytics, type AnalyticsOptions, type MessageType, type Plugin } from '../../src'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Analytics, importMessages, type AnalyticsOptions, type MessageType, type Plugin } from '../../src'
 
 const noopPlugin: Plugin = { name: 'noop', process: (m) => m }
 import { startTestServer, type TestServer } from '../helpers/test-server'
@@ -87,5 +90,56 @@ describe("a caller's message is read once", () => {
     await analytics.closeAndFlush()
     const outcome = await analytics.deliver.track({ userId: 'u1', event: 'Late' })
     expect(outcome).toMatchObject({ delivered: false, error: { name: 'ClosedError' } })
+  })
+})
+
+/** `value` behind a getter that counts its reads in `reads[key]`. */
+function counted<T extends object>(target: T, key: string, value: unknown, reads: Record<string, number>): T {
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    get: () => {
+      reads[key] = (reads[key] ?? 0) + 1
+      return value
+    },
+  })
+  return target
+}
+
+describe("a caller's options and import items are read once", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  it('new Analytics(): each option, a spool option and a plugin are read once', async () => {
+    const reads: Record<string, number> = {}
+    const dir = mkdtempSync(join(tmpdir(), 'eventrail-read-once-'))
+    try {
+      const spool = counted({}, 'dir', dir, reads)
+      const plugin = counted(counted({ process: (m: unknown) => m }, 'name', 'counted', reads), 'types', ['track'], reads)
+      const options = counted(counted({ flushInterval: 0, spool, plugins: [plugin] }, 'host', server.url, reads), 'flushAt', 1, reads)
+      const analytics = new Analytics('read-once-key', options as unknown as AnalyticsOptions)
+      await analytics.deliver.track({ userId: 'u1', event: 'Options' })
+      await analytics.closeAndFlush()
+      expect(reads).toEqual({ host: 1, flushAt: 1, dir: 1, name: 1, types: 1 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('importMessages(): an item object is read once; the id sent is the one its getter gave first', async () => {
+    const analytics = new Analytics('read-once-import', { host: server.url, flushInterval: 0 })
+    const before = server.messages.length
+    const reads = new Map<string, number>()
+    const item = { type: 'track', ...{} }
+    const shifty = shiftyMessage('track', reads)
+    for (const key of Object.keys(shifty))
+      Object.defineProperty(item, key, Object.getOwnPropertyDescriptor(shifty, key) as PropertyDescriptor)
+    const summary = await importMessages([item], analytics)
+    await analytics.closeAndFlush()
+    expect(summary).toMatchObject({ read: 1, sent: 1 })
+    expect(server.messages.slice(before).map((m: { messageId: string }) => m.messageId)).toEqual(['id-first'])
+    expect([...reads.values()].every((n) => n === 1)).toBe(true)
   })
 })
