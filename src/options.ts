@@ -1,5 +1,5 @@
 import { ValidationError } from './errors'
-import { unknownOptionError, writeKeyObjectError } from './option-mistakes'
+import { inheritedOptionError, unknownOptionError, writeKeyObjectError } from './option-mistakes'
 import { MAX_TIMER_MS } from './limits'
 import { ownOptions } from './own-options'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
@@ -280,7 +280,7 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
   }
   // Read once, own fields only: an inherited `host` (a polluted Object.prototype) is never used.
   const o = ownOptions(options, 'options', 'Analytics') as Record<string, unknown>
-  const unknown = unknownOptionError(o, KNOWN_OPTIONS)
+  const unknown = unknownOptionError(o, KNOWN_OPTIONS) ?? inheritedOptionError(options, KNOWN_OPTIONS)
   if (unknown !== undefined) throw unknown
   return Object.freeze({
     writeKey,

@@ -52,3 +52,22 @@ export function fieldOf(object: object, key: string | symbol): unknown {
 export function ownField(object: object, key: string | symbol): unknown {
   return Object.hasOwn(object, key) ? (object as Record<string | symbol, unknown>)[key] : undefined
 }
+
+/**
+ * Whether `object` has `key` from a prototype of its own (a class), not `Object.prototype`. Reads
+ * no field; false when the prototypes cannot be listed (a Proxy whose trap throws).
+ */
+export function hasClassField(object: object, key: string | symbol): boolean {
+  try {
+    for (
+      let o = Object.getPrototypeOf(object) as object | null;
+      o !== null && o !== Object.prototype;
+      o = Object.getPrototypeOf(o) as object | null
+    ) {
+      if (Object.hasOwn(o, key)) return true
+    }
+  } catch {
+    // Nothing to say about a prototype that cannot be read: its fields were never used either.
+  }
+  return false
+}

@@ -306,3 +306,18 @@ describe('collector, testing and otel options', () => {
     }
   })
 })
+
+describe('an options object whose option comes from its class', () => {
+  it('is refused naming the option, not ignored without a word', () => {
+    class Config {
+      readonly flushAt = 5
+      get host(): string {
+        return 'http://127.0.0.1:9'
+      }
+    }
+    expect(() => new Analytics('k', new Config())).toThrow(
+      'Analytics: "host" is inherited from the options object\'s class: only own fields are read; pass a plain object ({ host: config.host, … })',
+    )
+    expect(new Analytics('k', Object.assign(Object.create({ unrelated: true }) as object, { enable: false })).stats().queued).toBe(0)
+  })
+})
