@@ -1,6 +1,7 @@
 import { EventrailError, MessageTooLargeError, ValidationError } from '../errors'
 import { MAX_MESSAGE_BYTES } from '../limits'
 import { describeThrown, describeValue } from '../message/describe'
+import { hasEnumerableFields } from '../message/json-copy'
 import { serializeMessage, type Serialized } from '../message/serialize'
 import type { Snapshot } from '../message/snapshot'
 import { isBlankString, validateMessage } from '../message/validate'
@@ -29,7 +30,11 @@ export function checkAndSerialize(
   }
 }
 
-function check(type: MessageType, message: Message, clientTimestamp: string): void {
+function check(type: MessageType, result: Message, clientTimestamp: string): void {
+  // A field the result lacks (a scrubbing plugin's deleted userId) must not be answered by a
+  // polluted Object.prototype: read through a copy without a prototype, then. Ids are written
+  // back only where the result has them.
+  const message = hasEnumerableFields(Object.prototype) ? (Object.assign(Object.create(null), result) as Message) : result
   if (message.type !== type) throw new ValidationError('type', `must stay "${type}" (got ${describeValue(message.type)})`)
   validateMessage(type, message as unknown as Snapshot, message.timestamp !== clientTimestamp)
   if (typeof message.messageId !== 'string' || message.messageId === '')
@@ -42,10 +47,10 @@ function check(type: MessageType, message: Message, clientTimestamp: string): vo
     throw new ValidationError('context', `must be an object (got ${describeValue(context)})`)
   }
   // Each id by name, not in a loop over their names (a keyed read by a varying name is slow).
-  if (message.userId !== undefined) message.userId = idValue(message.userId) as string | undefined
-  if (message.anonymousId !== undefined) message.anonymousId = idValue(message.anonymousId) as string | undefined
-  if (message.previousId !== undefined) message.previousId = idValue(message.previousId)
-  if (message.groupId !== undefined) message.groupId = idValue(message.groupId)
+  if (message.userId !== undefined) result.userId = idValue(message.userId) as string | undefined
+  if (message.anonymousId !== undefined) result.anonymousId = idValue(message.anonymousId) as string | undefined
+  if (message.previousId !== undefined) result.previousId = idValue(message.previousId)
+  if (message.groupId !== undefined) result.groupId = idValue(message.groupId)
 }
 
 // The same rule broken, said of the plugins' result. A serialization failure (a cycle, a BigInt a

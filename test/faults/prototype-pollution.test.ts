@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
-import { Analytics, DEFAULT_HOST, importMessages, PlanViolationError } from '../../src'
+import { Analytics, DEFAULT_HOST, importMessages, PlanViolationError, type Plugin } from '../../src'
 import { createCollector } from '../../src/collector'
 import { KNOWN_OPTIONS, normalizeOptions } from '../../src/options'
 import { instrument } from '../../src/otel'
@@ -221,6 +221,31 @@ describe("messages: fields of Object.prototype are not the message's", () => {
       expect(m.timestamp).not.toBe('2001-01-01T00:00:00.000Z')
     }
     expect(delivery).toMatchObject({ delivered: true, messageId: sent[1].messageId })
+  })
+})
+
+describe("a plugin's result: fields of Object.prototype are not the result's", () => {
+  it("a scrubbing plugin that deletes userId: the polluter's userId is not sent in its place", async () => {
+    const scrub: Plugin = {
+      name: 'scrub',
+      process: (m) => {
+        delete (m as { userId?: string }).userId
+        return m
+      },
+    }
+    const analytics = new Analytics('key-scrub', { host: service.url, flushInterval: 0, plugins: [scrub] })
+    const errors: Record<string, Error | undefined> = {}
+    await polluted({ userId: 'attacker' }, () => {
+      analytics.track({ userId: 'u1', anonymousId: 'a1', event: 'Scrubbed' }, (err) => (errors.kept = err))
+      // Without an anonymousId, nothing is left to name the user: refused, not sent as the polluter's.
+      analytics.track({ userId: 'u1', event: 'Scrubbed bare' }, (err) => (errors.bare = err))
+    })
+    await analytics.closeAndFlush()
+    const sent = sentBy('key-scrub')
+    expect(sent.map((m) => [m.event, m.userId, m.anonymousId])).toEqual([['Scrubbed', undefined, 'a1']])
+    expect(Object.keys(errors).sort()).toEqual(['bare', 'kept'])
+    expect(errors.kept).toBeUndefined()
+    expect(errors.bare?.name).toBe('ValidationError')
   })
 })
 
