@@ -8,6 +8,7 @@ import { prepareCall, type ParsedLine, type PrepareMessage } from './message/pre
 import type { Serialized } from './message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
+import { ownOptions } from './own-options'
 import { FlushScheduler } from './queue/scheduler'
 import { IMPORT_VIEW, QUEUE_PARSED_LINE } from './internal'
 import type { ImportClient } from './import/source'
@@ -232,7 +233,13 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   closeAndFlush(options: CloseOptions = {}): Promise<void> {
-    const timeout = options.timeout
+    let timeout: unknown
+    try {
+      // Own fields only, read once: an inherited `timeout` (a polluted Object.prototype) is not the caller's.
+      timeout = typeof options === 'object' && options !== null ? ownOptions(options, 'options', 'closeAndFlush').timeout : undefined
+    } catch (err) {
+      return Promise.reject(err)
+    }
     // A timer cannot wait past 2^31-1 ms (it would fire at once); Infinity means no limit.
     if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout >= 0) || (timeout > MAX_TIMER_MS && timeout !== Infinity))) {
       return Promise.reject(

@@ -1,6 +1,8 @@
 import { toError } from './client-ledger'
 import { outcomeOnly } from './outcome'
 import { newMessageId } from './message/message-id'
+import { readAheadToken, releaseReadAhead } from './message/read-ahead'
+import { snapshotMessage } from './message/snapshot'
 import type {
   AliasMessage,
   AnyEvents,
@@ -71,38 +73,33 @@ export function createDeliverMethods<Events extends EventCatalog, UserTraits ext
 
 function deliverOne(send: Send, type: MessageType, message: unknown): Promise<Delivery> {
   return new Promise((resolve) => {
+    // The message is read here, once, and the client takes this reading as its own (see
+    // readAheadToken): the id that the outcome names is the one sent, whatever a getter does on
+    // a second read. What reading threw reaches the client too, which refuses the message with it
+    // exactly as `track(message, callback)` would.
     let messageId: string | undefined
-    let sent = message
+    let token: object
     try {
-      // The id is given here, so that the outcome can name it; anything but a plain object is
-      // passed on as it is, for the client to refuse with the reason.
-      if (isPlainObject(message)) {
-        const given = message.messageId
-        messageId = typeof given === 'string' && given.trim() !== '' ? given : given == null || given === '' ? newMessageId() : undefined
-        if (messageId !== undefined && messageId !== given) sent = { ...message, messageId }
-      }
-    } catch {
-      // A hostile object (a Proxy whose traps throw, a getter that throws): the client reads it
-      // again and refuses it with the same ValidationError that `track(message, callback)` gives.
-      messageId = undefined
-      sent = message
+      const snapshot = snapshotMessage(type, message)
+      const given = snapshot.messageId
+      messageId = typeof given === 'string' && given.trim() !== '' ? given : given == null || given === '' ? newMessageId() : undefined
+      if (messageId !== undefined) snapshot.messageId = messageId
+      token = readAheadToken({ snapshot })
+    } catch (thrown) {
+      token = readAheadToken({ thrown })
     }
     try {
       send(
         type,
-        sent,
+        token,
         outcomeOnly((error) =>
           resolve(error === undefined ? { delivered: true, messageId: messageId as string } : { delivered: false, messageId, error }),
         ),
       )
     } catch (err) {
       resolve({ delivered: false, messageId, error: toError(err) })
+    } finally {
+      releaseReadAhead(token)
     }
   })
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false
-  const proto = Object.getPrototypeOf(value) as unknown
-  return proto === Object.prototype || proto === null
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from './errors'
+import { hasClassField } from './own-options'
 import { VERSION } from './version'
 
 /**
@@ -40,6 +41,21 @@ export function unknownOptionError(options: object, known: readonly string[]): V
     return new ValidationError(name, hint, 'Analytics')
   }
   return undefined
+}
+
+/**
+ * The error for an option that the options object has only from its class (a getter or a method
+ * of its prototype, not `Object.prototype`): only own fields are read (a polluted prototype must
+ * never be an option), and ignoring it without a word would lose it. `undefined` when there is none.
+ */
+export function inheritedOptionError(options: object, known: readonly string[]): ValidationError | undefined {
+  const name = known.find((option) => !Object.hasOwn(options, option) && hasClassField(options, option))
+  if (name === undefined) return undefined
+  return new ValidationError(
+    name,
+    `is inherited from the options object's class: only own fields are read; pass a plain object ({ ${name}: config.${name}, … })`,
+    'Analytics',
+  )
 }
 
 /**

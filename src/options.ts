@@ -1,6 +1,7 @@
 import { ValidationError } from './errors'
-import { unknownOptionError, writeKeyObjectError } from './option-mistakes'
+import { inheritedOptionError, unknownOptionError, writeKeyObjectError } from './option-mistakes'
 import { MAX_TIMER_MS } from './limits'
+import { ownOptions } from './own-options'
 import { fixedInFlight, type InFlightPolicy } from './queue/in-flight-limit'
 import { buildPluginChain } from './plugins/chain'
 import type { Plugin, PluginChain } from './plugins/types'
@@ -272,16 +273,17 @@ export const DEFAULTS = Object.freeze({
  * @throws ValidationError naming the option and the rule it breaks.
  */
 export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = {}): ResolvedOptions {
-  if (typeof writeKey === 'object' && writeKey !== null && 'writeKey' in writeKey) throw writeKeyObjectError(writeKey)
+  if (typeof writeKey === 'object' && writeKey !== null && Object.hasOwn(writeKey, 'writeKey')) throw writeKeyObjectError(writeKey)
   if (typeof writeKey !== 'string' || writeKey.trim() === '') {
     throw new ValidationError('writeKey', 'is required and must be a non-empty string', 'Analytics')
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ValidationError('options', 'must be an object', 'Analytics')
   }
-  const unknown = unknownOptionError(options, KNOWN_OPTIONS)
+  // Read once, own fields only: an inherited `host` (a polluted Object.prototype) is never used.
+  const o = ownOptions(options, 'options', 'Analytics') as Record<string, unknown>
+  const unknown = unknownOptionError(o, KNOWN_OPTIONS) ?? inheritedOptionError(options, KNOWN_OPTIONS)
   if (unknown !== undefined) throw unknown
-  const o = options as Record<string, unknown>
   return Object.freeze({
     writeKey,
     host: hostOption(o.host),

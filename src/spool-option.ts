@@ -1,4 +1,5 @@
 import { ValidationError } from './errors'
+import { ownOptions } from './own-options'
 import { runtimeDescription } from './runtime'
 
 /**
@@ -45,7 +46,8 @@ export function spoolOption(value: unknown): ResolvedSpool | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ValidationError('spool', 'must be an object: { dir, maxBytes? }', 'Analytics')
   }
-  const o = value as Record<string | symbol, unknown>
+  // Own fields only, each read once (see ownOptions): the checks below and the spool read this copy.
+  const o = ownOptions(value, 'spool', 'Analytics') as Record<string | symbol, unknown>
   for (const key of Object.keys(o)) {
     if (key !== 'dir' && key !== 'maxBytes')
       throw new ValidationError(`spool.${key}`, 'is not an option of the spool (dir, maxBytes)', 'Analytics')

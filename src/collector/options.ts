@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors'
+import { ownOptions } from '../own-options'
 import { readCollectorPlan, type CollectorPlan } from './plan-check'
 import type { CollectorOptions } from './types'
 
@@ -35,10 +36,12 @@ const WHERE = 'createCollector'
  * Checks the options of {@link createCollector} and fills in defaults.
  * @throws ValidationError naming the option and the rule it breaks.
  */
-export function normalizeCollectorOptions(options: CollectorOptions = {}): ResolvedCollectorOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+export function normalizeCollectorOptions(input: CollectorOptions = {}): ResolvedCollectorOptions {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ValidationError('options', 'must be an object', WHERE)
   }
+  // Own fields only, each read once: an inherited `host` or `out` (a polluted Object.prototype) is never used.
+  const options = ownOptions(input, 'options', WHERE) as CollectorOptions
   const port = options.port ?? COLLECTOR_DEFAULTS.port
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ValidationError('port', 'must be an integer from 0 to 65535', WHERE)

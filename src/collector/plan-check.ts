@@ -16,7 +16,8 @@ export interface CollectorPlan {
  * `eventrail dev --plan FILE`). Its patterns are compiled here, once.
  * @throws ValidationError naming what is missing, or a pattern that cannot be checked in linear time.
  */
-export function readCollectorPlan(json: unknown, where: string): CollectorPlan {
+export function readCollectorPlan(input: unknown, where: string): CollectorPlan {
+  const json = ownJson(input, where)
   if (!isJsonObject(json) || json['x-eventrail-plan'] !== 1) {
     throw new ValidationError(
       'plan',
@@ -35,6 +36,23 @@ export function readCollectorPlan(json: unknown, where: string): CollectorPlan {
     traits: definitions.traits,
     groupTraits: definitions.groupTraits,
   })
+}
+
+/**
+ * The plan as JSON, read once, every object of it on no prototype: no keyword of a schema (`pattern`,
+ * `type`, `required`…), no event and no `traits` can come from a polluted Object.prototype.
+ */
+function ownJson(input: unknown, where: string): unknown {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(input)
+  } catch (err) {
+    throw new ValidationError('plan', `must be JSON (${err instanceof Error ? err.message : String(err)})`, where)
+  }
+  if (text === undefined) return undefined
+  return JSON.parse(text, (_key, value: unknown) =>
+    isJsonObject(value) ? Object.assign(Object.create(null) as Record<string, unknown>, value) : value,
+  ) as unknown
 }
 
 /** How a message breaks the plan: an empty list when it does not (or the plan says nothing of its type). Pure. */

@@ -1,4 +1,5 @@
 import { EventrailError } from '../errors'
+import { ownField } from '../own-options'
 import type { RecordStore } from './store'
 import type { MessageRecord } from './types'
 
@@ -26,7 +27,10 @@ export class MessageWaiter {
   }
 
   wait(count: number, options: WaitOptions = {}): Promise<readonly MessageRecord[]> {
-    const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS
+    // Own fields only: an inherited `timeout` (a polluted Object.prototype) is not the caller's.
+    const timeout =
+      (typeof options === 'object' && options !== null ? (ownField(options, 'timeout') as number | undefined) : undefined) ??
+      DEFAULT_TIMEOUT_MS
     if (!Number.isSafeInteger(count) || count < 0) {
       return Promise.reject(new EventrailError(`waitForMessages: "count" must be an integer of at least 0 (got ${String(count)})`))
     }

@@ -1,5 +1,6 @@
 import { QueueFullError, ValidationError } from '../errors'
 import { FilteredError } from '../plugins/errors'
+import { ownOptions } from '../own-options'
 import type { MessageType } from '../types'
 import { handOver } from './hand-over'
 import { loadLineIdHasher } from './message-id'
@@ -37,8 +38,11 @@ export interface EngineOptions extends ImportOptions {
 export async function runImport(
   items: AsyncIterable<readonly SourceItem[]>,
   client: ImportClient,
-  options: EngineOptions,
+  input: EngineOptions,
 ): Promise<ImportSummary> {
+  // Own fields only, each read once (the library's options, the command's): nothing of a polluted
+  // Object.prototype is taken for an option.
+  const options = (typeof input === 'object' && input !== null ? ownOptions(input, 'options', 'importMessages') : input) as EngineOptions
   const resolved = resolveImportOptions(options)
   const ids: IdPolicy = { hashLine: await loadLineIdHasher(), custom: options.messageId, records: options.records }
   return new ImportRun(client, resolved, ids, options).run(items)

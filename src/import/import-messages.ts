@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors'
 import { IMPORT_VIEW } from '../internal'
+import { ownOptions } from '../own-options'
 import { runImport, type ImportClient, type SourceItem } from './engine'
 import type { ImportOptions, ImportSource, ImportSummary } from './types'
 
@@ -62,8 +63,11 @@ interface ImportViews {
 export async function importMessages(
   source: AsyncIterable<ImportSource> | Iterable<ImportSource>,
   analytics: ImportClient,
-  options: ImportOptions = {},
+  input: ImportOptions = {},
 ): Promise<ImportSummary> {
+  if (typeof input !== 'object' || input === null) throw new ValidationError('options', 'must be an object', 'importMessages')
+  // Own fields only, each read once: nothing of a polluted Object.prototype is taken for an option.
+  const options = ownOptions(input, 'options', 'importMessages') as ImportOptions
   if (
     source == null ||
     (typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function' &&

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors'
 import type { ParsedLine } from '../message/prepare'
+import { ownField } from '../own-options'
 import type { MessageType } from '../types'
 import type { LineIdHasher } from './message-id'
 
@@ -67,12 +68,15 @@ export function decodeItem(
     }
   }
   if (!isPlainObject(value)) return { error: new ValidationError('line', 'must hold a JSON object (a message with a "type")', 'import') }
-  let message = value
-  let type = value.type
-  if (isDevRecord(value)) {
-    if (ids.records !== undefined && !ids.records.keep(value.verdict as string)) return { skip: true }
-    message = value.message as Record<string, unknown>
-    type = typeof value.type === 'string' ? value.type : message.type
+  // The caller's object is read once, here, into the import's own copy (each getter once); every
+  // field below is read as an own field: nothing of a polluted Object.prototype is taken for one.
+  const item: Record<string, unknown> = isText ? value : { ...value }
+  let message = item
+  let type = ownField(item, 'type')
+  if (isDevRecord(item)) {
+    if (ids.records !== undefined && !ids.records.keep(item.verdict as string)) return { skip: true }
+    message = isText ? (item.message as Record<string, unknown>) : { ...(item.message as Record<string, unknown>) }
+    type = typeof type === 'string' ? type : ownField(message, 'type')
   } else if (ids.records?.only === true) {
     return { error: new ValidationError('line', 'is not a record of eventrail dev --out (--verdict imports only those)', 'import') }
   }
@@ -80,15 +84,15 @@ export function decodeItem(
     return { error: new ValidationError('type', 'is required and must be one of identify, track, page, screen, group, alias', 'import') }
   }
   // The line's text is the message when it is not a record and any messageId is its own field, as written.
-  const ownText = isText && message === value ? text : undefined
+  const ownText = isText && message === item ? text : undefined
   let addedId: string | undefined
-  if (message.messageId == null) {
+  if (ownField(message, 'messageId') == null) {
     const hadField = Object.hasOwn(message, 'messageId')
     const id = ids.custom ? customId(ids.custom, message, position) : undefined
     if (id instanceof ValidationError) return { type: type as MessageType, error: id }
     const derived = id ?? (isText ? ids.hashLine(text, position) : undefined)
-    if (derived === undefined || hadField) return { type: type as MessageType, message: withId(message, derived, isText) }
-    message = withId(message, derived, isText)
+    if (derived === undefined || hadField) return { type: type as MessageType, message: withId(message, derived) }
+    message = withId(message, derived)
     addedId = derived
   }
   if (ownText === undefined) return { type: type as MessageType, message }
@@ -128,17 +132,20 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
-// A record's message is the collector's, an object the caller's: the id goes on a copy of them.
-function withId(message: Record<string, unknown>, id: string | undefined, isText: boolean): Record<string, unknown> {
+// The message is the import's own (parsed from text, or its copy of the caller's object): the id goes on it.
+function withId(message: Record<string, unknown>, id: string | undefined): Record<string, unknown> {
   if (id === undefined) return message
-  if (!isText) return { ...message, messageId: id }
   message.messageId = id
   return message
 }
 
 /** A record of the JSON-lines file that `eventrail dev --out` writes: the message it received, with its verdict. */
 export function isDevRecord(value: Record<string, unknown>): boolean {
-  return typeof value.verdict === 'string' && typeof value.receivedAt === 'string' && isPlainObject(value.message)
+  return (
+    typeof ownField(value, 'verdict') === 'string' &&
+    typeof ownField(value, 'receivedAt') === 'string' &&
+    isPlainObject(ownField(value, 'message'))
+  )
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -2,7 +2,7 @@ import { nestsDeeperThan } from '../json-depth'
 import { MAX_MESSAGE_BYTES } from '../limits'
 import { utf8ByteLength } from '../runtime'
 import type { MessageType } from '../types'
-import { MAX_NESTING_DEPTH } from './json-copy'
+import { hasEnumerableFields, MAX_NESTING_DEPTH } from './json-copy'
 import { LIBRARY_CONTEXT_JSON } from './normalize'
 import { prepareCall, type ParsedLine, type PrepareMessage } from './prepare'
 import { isObject, type Snapshot } from './snapshot'
@@ -83,6 +83,10 @@ function addedFields(iso: string | undefined, addsContext: boolean): string {
 }
 
 function isSentAsWritten(type: MessageType, value: Record<string, unknown>, text: string): boolean {
+  // A polluted Object.prototype (an enumerable field set on it) would answer for the fields the
+  // line lacks (a `userId`, a `timestamp`): the line goes the way of a call, whose snapshot reads
+  // own fields only. An unpolluted prototype costs one empty for-in.
+  if (hasEnumerableFields(Object.prototype)) return false
   if (type === 'alias' || value.type !== type || text.charCodeAt(0) !== 0x7b || Object.hasOwn(value, 'sentAt')) return false
   if (typeof value.messageId !== 'string') return false
   if (Object.hasOwn(value, 'timestamp') && typeof value.timestamp !== 'string') return false

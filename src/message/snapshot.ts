@@ -3,6 +3,7 @@ import { MAX_MESSAGE_BYTES } from '../limits'
 import type { MessageType } from '../types'
 import { describeMessage, describeThrown, describeValue } from './describe'
 import { hasEnumerableFields, JsonCopier } from './json-copy'
+import { takeReadAhead } from './read-ahead'
 import { SENT_AT_FIELD_BYTES } from './serialize'
 
 /**
@@ -41,7 +42,7 @@ const NOT_READ = Symbol('not read')
  * message is known to be over 32 KB.
  */
 export function snapshotMessage(type: MessageType, input: unknown): Snapshot {
-  return readMessage(type, input, true)
+  return takeReadAhead(input) ?? readMessage(type, input, true)
 }
 
 function readMessage(type: MessageType, input: unknown, honourToJSON: boolean): Snapshot {

@@ -1,5 +1,6 @@
 import type { Attributes, BatchObservableResult, Meter, Observable } from '@opentelemetry/api'
 import { ValidationError } from '../errors'
+import { ownOptions } from '../own-options'
 import type { AnalyticsEvents, AnalyticsStats } from '../observe'
 import { instanceNumbers, recordDurations } from './durations'
 import { RetainedTotals } from './retained'
@@ -61,7 +62,11 @@ export function instrument(
   clients: StatsSource | readonly StatsSource[] | (() => Iterable<StatsSource>),
   options: InstrumentOptions,
 ): Instrumentation {
-  const { meter, name = 'eventrail', perInstance = false } = options ?? ({} as InstrumentOptions)
+  // Own fields only, each read once: nothing of a polluted Object.prototype is taken for an option.
+  const own = (typeof options === 'object' && options !== null
+    ? ownOptions(options, 'options', 'instrument')
+    : {}) as unknown as InstrumentOptions
+  const { meter, name = 'eventrail', perInstance = false } = own
   if (typeof meter?.addBatchObservableCallback !== 'function') {
     throw new ValidationError('meter', "must be an OpenTelemetry Meter (metrics.getMeter('eventrail'))", 'instrument')
   }

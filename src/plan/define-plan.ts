@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors'
 import { describeValue } from '../message/describe'
+import { fieldOf, ownField, ownOptions } from '../own-options'
 import type { Traits } from '../types'
 import { RESOLVED_PLAN, type ResolvedPlan } from './resolved'
 import type { StandardSchemaV1, StandardSchemaV1InferInput } from './standard-schema'
@@ -87,11 +88,13 @@ export function definePlan<const D extends PlanDefinition>(
 > {
   if (typeof definition !== 'object' || definition === null)
     throw new ValidationError('definition', `must be an object, got ${describeValue(definition)}`, 'definePlan')
-  const { events, traits, groupTraits, allowUnplanned } = definition
+  // Own fields only, each read once: a polluted Object.prototype cannot add a schema or allowUnplanned.
+  const { events, traits, groupTraits, allowUnplanned } = ownOptions(definition, 'definition', 'definePlan')
   if (typeof events !== 'object' || events === null)
     throw new ValidationError('events', 'must be an object: event name → schema', 'definePlan')
+  const ownEvents = ownOptions(events, 'events', 'definePlan')
   const map = new Map<string, StandardSchemaV1>()
-  for (const name of Object.keys(events)) map.set(name, checkSchema(events[name], `events["${name}"]`))
+  for (const name of Object.keys(ownEvents)) map.set(name, checkSchema(ownEvents[name], `events["${name}"]`))
   if (allowUnplanned !== undefined && typeof allowUnplanned !== 'boolean')
     throw new ValidationError('allowUnplanned', 'must be a boolean', 'definePlan')
   const resolved: ResolvedPlan = Object.freeze({
@@ -102,15 +105,20 @@ export function definePlan<const D extends PlanDefinition>(
   })
   const plan = {
     events: Object.freeze([...map.keys()]),
-    toJSONSchema: (options?: { readonly target?: 'draft-07' | 'draft-2020-12' }) => planJSONSchema(resolved, options?.target ?? 'draft-07'),
+    toJSONSchema: (options?: { readonly target?: 'draft-07' | 'draft-2020-12' }) =>
+      planJSONSchema(
+        resolved,
+        (isObject(options) ? (ownField(options, 'target') as 'draft-07' | 'draft-2020-12' | undefined) : undefined) ?? 'draft-07',
+      ),
   }
   Object.defineProperty(plan, RESOLVED_PLAN, { value: resolved })
   return Object.freeze(plan)
 }
 
 function checkSchema(schema: unknown, field: string): StandardSchemaV1 {
-  const props = (schema as Partial<StandardSchemaV1> | null)?.['~standard']
-  if (typeof props !== 'object' || props === null || props.version !== 1 || typeof props.validate !== 'function') {
+  // A schema's fields may come from its class (Zod 3's "~standard" is a getter), never from Object.prototype.
+  const props = typeof schema === 'object' && schema !== null ? fieldOf(schema, '~standard') : undefined
+  if (typeof props !== 'object' || props === null || fieldOf(props, 'version') !== 1 || typeof fieldOf(props, 'validate') !== 'function') {
     throw new ValidationError(field, 'must be a Standard Schema v1 (a schema of Zod 3.24+, Valibot 1, ArkType 2 …)', 'definePlan')
   }
   return schema as StandardSchemaV1
@@ -148,4 +156,8 @@ function toJSONSchema(schema: StandardSchemaV1, field: string, target: string): 
   const json = { ...converter.input({ target }) }
   delete json.$schema
   return json
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null
 }

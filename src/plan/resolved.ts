@@ -19,5 +19,6 @@ export interface ResolvedPlan {
 /** The resolved plan of a value given as the `plan` option, or undefined when it is not one. */
 export function resolvedPlanOf(value: unknown): ResolvedPlan | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  return (value as { [RESOLVED_PLAN]?: ResolvedPlan })[RESOLVED_PLAN]
+  // definePlan sets it on the plan itself: never one of Object.prototype (a polluted prototype).
+  return Object.hasOwn(value, RESOLVED_PLAN) ? (value as { [RESOLVED_PLAN]?: ResolvedPlan })[RESOLVED_PLAN] : undefined
 }

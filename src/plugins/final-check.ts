@@ -1,6 +1,7 @@
 import { EventrailError, MessageTooLargeError, ValidationError } from '../errors'
 import { MAX_MESSAGE_BYTES } from '../limits'
 import { describeThrown, describeValue } from '../message/describe'
+import { hasEnumerableFields } from '../message/json-copy'
 import { serializeMessage, type Serialized } from '../message/serialize'
 import type { Snapshot } from '../message/snapshot'
 import { isBlankString, validateMessage } from '../message/validate'
@@ -29,7 +30,10 @@ export function checkAndSerialize(
   }
 }
 
-function check(type: MessageType, message: Message, clientTimestamp: string): Message {
+function check(type: MessageType, result: Message, clientTimestamp: string): Message {
+  // A field the result lacks (a scrubbing plugin's deleted userId) must not be answered by a
+  // polluted Object.prototype: read through a copy without a prototype, then.
+  const message = hasEnumerableFields(Object.prototype) ? (Object.assign(Object.create(null), result) as Message) : result
   if (message.type !== type) throw new ValidationError('type', `must stay "${type}" (got ${describeValue(message.type)})`)
   validateMessage(type, message as unknown as Snapshot, message.timestamp !== clientTimestamp)
   if (typeof message.messageId !== 'string' || message.messageId === '')

@@ -1,3 +1,4 @@
+import { ownField } from '../own-options'
 import type { Id, Message, MessageType } from '../types'
 
 /**
@@ -24,9 +25,10 @@ const FILTER_KEYS = ['type', 'event', 'userId', 'anonymousId', 'groupId', 'name'
 /** Whether `message` is selected by `query`. */
 export function matchesQuery(message: Message, query: MessageQuery): boolean {
   if (typeof query === 'function') return query(message)
+  // Own fields only, of the filter and of the message: a polluted Object.prototype selects nothing.
   for (const key of FILTER_KEYS) {
-    const wanted = query[key]
-    if (wanted !== undefined && message[key] !== String(wanted)) return false
+    const wanted = ownField(query, key) as MessageFilter[typeof key]
+    if (wanted !== undefined && ownField(message, key) !== String(wanted)) return false
   }
   return true
 }

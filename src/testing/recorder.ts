@@ -1,5 +1,6 @@
 import type { AnyEvents, EventCatalog, FetchLike, Message, MessageType, Traits } from '../types'
 import { bodyText, decodeBody, writeKeyOf } from './decode'
+import { ownField } from '../own-options'
 import { matchesQuery, type MessageQuery } from './query'
 import type { WireMessages, WireTrackOf } from './wire'
 
@@ -63,7 +64,9 @@ export class Recorder<Events extends EventCatalog = AnyEvents, UserTraits extend
 
   /** @param options - see {@link RecorderOptions}. */
   constructor(options: RecorderOptions = {}) {
-    this.#respond = options.respond ?? 200
+    // Own fields only: an inherited `respond` (a polluted Object.prototype) is not the test's.
+    this.#respond = ((typeof options === 'object' && options !== null ? ownField(options, 'respond') : undefined) ??
+      200) as RecorderResponse
   }
 
   /**
