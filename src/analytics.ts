@@ -10,6 +10,8 @@ import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
 import { ownOptions } from './own-options'
 import { FlushScheduler } from './queue/scheduler'
+import type { DurabilityFactory } from './queue/durability'
+import { startSpool } from './queue/spool-start'
 import { IMPORT_VIEW, QUEUE_PARSED_LINE } from './internal'
 import type { ImportClient } from './import/source'
 import { importThroughPipeline } from './pipeline/import-view'
@@ -71,14 +73,17 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     this.#options = normalizeOptions(writeKey, options)
     const ledger = new ClientLedger(this.#options, this.#observers)
     this.#ledger = ledger
-    this.#scheduler = new FlushScheduler(this.#options, {
-      requestDone: (path, entries, bytes, error, durationMs, replayed) =>
-        ledger.requestDone(path, entries.length, bytes, error, durationMs, replayed),
-      retry: (info) => ledger.retry(info),
-      report: (err) => ledger.report(toError(err)),
-      breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
-      replay: (count, torn) => ledger.replay(count, torn),
-    })
+    this.#scheduler = new FlushScheduler(
+      this.#options,
+      {
+        requestDone: (path, entries, bytes, error, durationMs, replayed) =>
+          ledger.requestDone(path, entries.length, bytes, error, durationMs, replayed),
+        retry: (info) => ledger.retry(info),
+        report: (err) => ledger.report(toError(err)),
+        breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
+      },
+      spoolFactory(this.#options, ledger),
+    )
     const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
     // Only with plugins, a context option or a plan: without them a message's path is unchanged.
     if (plugins !== undefined || context !== undefined || plan !== undefined) {
@@ -355,4 +360,15 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     if (refused !== undefined) this.#ledger.refuse(refused, callback, false)
     return this
   }
+}
+
+// With the spool option, each message is written down before the call returns (loaded only then).
+function spoolFactory(options: ResolvedOptions, ledger: ClientLedger): DurabilityFactory | undefined {
+  const spool = options.spool
+  if (spool === undefined) return undefined
+  return (host) =>
+    startSpool(spool, options.writeKey, options.host, host, {
+      report: (err) => ledger.report(toError(err)),
+      replay: (count, torn) => ledger.replay(count, torn),
+    })
 }

@@ -2,7 +2,7 @@ import { DeliveryError, ServiceUnavailableError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest } from '../delivery/deliver'
 import type { ResolvedOptions } from '../options'
-import type { SpoolFlow } from '../spool/index'
+import type { Durability } from './durability'
 import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
 import type { FlushTriggers } from './flush-triggers'
 import type { Lanes, LaneName } from './lanes'
@@ -21,7 +21,7 @@ export interface PumpOwner {
   /** Someone awaits a flush (or the process waits to exit): probes come sooner. */
   isAwaited(): boolean
   /** The spool, when the client has one. */
-  spool(): SpoolFlow | undefined
+  spool(): Durability | undefined
   /** Entries have their outcome. */
   complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined, durationMs?: number): void
   /** Everything that waits fails with `error` (the breaker is open and its probe failed). */

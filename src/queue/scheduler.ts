@@ -17,8 +17,7 @@ import type { QueuedEntry } from './queue'
 import { OpenRequests } from './requests'
 import { RequestPump, type PumpOwner } from './request-pump'
 import { SendMachinery } from './send-machinery'
-import type { SpoolFlow, SpoolHost, SpoolStats } from '../spool/index'
-import { startSpool } from './spool-start'
+import type { Durability, DurabilityFactory, DurabilityHost, DurabilityStats } from './durability'
 
 export type { FlushOutcome } from './flush-waiters'
 
@@ -44,8 +43,6 @@ export interface SchedulerHooks {
   breaker(
     change: { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number },
   ): void
-  /** The spool took over messages a gone process left: `count` to send, `torn` records skipped. */
-  replay?(count: number, torn: number): void
 }
 
 /**
@@ -70,10 +67,11 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #keepAlivePending = false
   readonly #send: SendMachinery
   #expiry: LaneExpiry | undefined
-  readonly #spool: SpoolFlow | undefined
+  readonly #spool: Durability | undefined
   readonly #pump: RequestPump
 
-  constructor(options: ResolvedOptions, hooks: SchedulerHooks) {
+  /** @param durability - makes the client's durability strategy (the disk spool); none keeps messages in memory only. */
+  constructor(options: ResolvedOptions, hooks: SchedulerHooks, durability?: DurabilityFactory) {
     this.#options = options
     this.#hooks = hooks
     this.#triggers = new FlushTriggers(
@@ -99,7 +97,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       },
     })
     this.#pump = new RequestPump(options, this.#lanes, this.#requests, this.#send, this.#triggers, this.#pumpOwner())
-    if (options.spool !== undefined) this.#spool = startSpool(options.spool, options.writeKey, options.host, this.#spoolHost(), hooks)
+    this.#spool = durability?.(this.#spoolHost())
   }
 
   // What the request pump and the spool (src/spool/flow.ts) see of the scheduler and may do.
@@ -114,7 +112,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     }
   }
 
-  #spoolHost(): SpoolHost {
+  #spoolHost(): DurabilityHost {
     return {
       maxQueueSize: this.#options.maxQueueSize,
       maxQueueBytes: this.#options.maxQueueBytes,
@@ -144,7 +142,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   /** The spool's figures; undefined without one. */
-  get spool(): SpoolStats | undefined {
+  get spool(): DurabilityStats | undefined {
     return this.#spool?.stats
   }
 

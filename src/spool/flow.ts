@@ -1,6 +1,7 @@
 import type { Message } from '../types'
 import type { FlushOutcome } from '../queue/flush-waiters'
 import type { QueuedEntry } from '../queue/queue'
+import type { Durability } from '../queue/durability'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
 import { recordProblem } from './record-check'
@@ -17,7 +18,7 @@ const PAGE_RECORDS = 20_000
  * message has its outcome; `flush()` also sends what waits on the disk, and settles, saying how
  * many wait, once the service is down and they are synced.
  */
-export class SpoolFlow {
+export class SpoolFlow implements Durability {
   readonly #host: SpoolHost
   readonly #deps: SpoolDeps
   readonly #spool: Spool
