@@ -3,6 +3,7 @@
 import js from '@eslint/js'
 import { defineConfig } from 'eslint/config'
 import tseslint from 'typescript-eslint'
+import layers from './scripts/layers.cjs'
 
 // Node's globals, written out so that no extra package is needed for them.
 const nodeGlobals = Object.fromEntries(
@@ -88,4 +89,6 @@ export default defineConfig(
     files: ['test/package/fixtures/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // The layers of src/ (scripts/layers.cjs): no import points up the list.
+  ...layers.layerRules(),
 )

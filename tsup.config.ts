@@ -12,7 +12,7 @@ function dropSourceMapComments(extension: RegExp): () => Promise<void> {
       const file = `dist/${name}`
       const text = await readFile(file, 'utf8')
       // Every such line: the tree-shaking pass leaves one of its own above tsup's. The minifier
-      // drops comments, so the bundler hints of the one run-time import() (src/runtime.ts,
+      // drops comments, so the bundler hints of the one run-time import() (src/platform/runtime.ts,
       // importAtRunTime: its specifier is a variable) are put back.
       const stripped = text
         .replace(/^\/\/# sourceMappingURL=.*\n?/gm, '')
@@ -51,10 +51,10 @@ export default defineConfig([
   // CommonJS copy of the CLI (~45 KB with the code only it uses) would be installed for nothing.
   { ...common, entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts' }, format: ['esm'], onSuccess: dropSourceMapComments(/\.js$/) },
   // The disk spool: one CommonJS file that both builds load synchronously on a spool client's
-  // construction (src/queue/spool-load.ts), and nothing else does. It imports nothing of the library.
+  // construction (src/durability/spool-load.ts), and nothing else does. It imports nothing of the library.
   {
     ...common,
-    entry: { spool: 'src/spool/index.ts' },
+    entry: { spool: 'src/durability/spool/index.ts' },
     format: ['cjs'],
     dts: false,
     splitting: false,

@@ -2,7 +2,7 @@
 import { CLI_USAGE, parseCliArgs } from './collector/cli-args'
 import { runDev } from './collector/dev'
 import { readPlanFile } from './collector/plan-file'
-import { VERSION } from './version'
+import { VERSION } from './core/version'
 
 // The `eventrail` bin: `eventrail dev`, the local collector and its debugger, and `eventrail import`.
 

@@ -1,4 +1,4 @@
-// Reads a spool directory as the bench sees it after a kill -9 (the format of src/spool/frame.ts:
+// Reads a spool directory as the bench sees it after a kill -9 (the format of src/durability/spool/frame.ts:
 // parts `part-*/`, taken-over parts `from-part-*/` inside them, segments `NNNNNN.log` that start
 // with `ERSPOOL1` then hold records `u32 length | u32 crc32 | kind byte + wire JSON`, and
 // `NNNNNN.ack` files of u32 ordinals of the records that have an outcome). The bench does not

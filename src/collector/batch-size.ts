@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../limits'
+import { MAX_MESSAGE_BYTES } from '../core/limits'
 import { mergeEnvelope } from './envelope'
 import { isJsonObject } from './verdict'
 

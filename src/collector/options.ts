@@ -1,5 +1,5 @@
-import { ValidationError } from '../errors'
-import { ownOptions } from '../own-options'
+import { ValidationError } from '../core/errors'
+import { ownOptions } from '../core/own-options'
 import { readCollectorPlan, type CollectorPlan } from './plan-check'
 import type { CollectorOptions } from './types'
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors'
+import { ValidationError } from '../core/errors'
 import { checkPlanPatterns } from './plan-patterns'
 import { schemaViolations, type PlanViolation } from './plan-schema'
 import { isJsonObject } from './verdict'

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { EventrailError } from '../errors'
+import { EventrailError } from '../core/errors'
 
 /**
  * Reads the file of `eventrail dev --plan FILE`: the JSON of `plan.toJSONSchema()`. The collector

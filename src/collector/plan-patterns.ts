@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors'
+import { ValidationError } from '../core/errors'
 import { compilePattern, type CompiledPattern } from './pattern-match'
 import { PatternRefusal } from './pattern-parse'
 import { isJsonObject } from './verdict'

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { EventrailError } from '../errors'
+import { EventrailError } from '../core/errors'
 import { EventStreams } from './event-streams'
 import { ENDPOINTS, ingest, reply } from './ingest'
 import { JsonLinesWriter } from './jsonl'

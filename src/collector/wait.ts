@@ -1,5 +1,5 @@
-import { EventrailError } from '../errors'
-import { ownField } from '../own-options'
+import { EventrailError } from '../core/errors'
+import { ownField } from '../core/own-options'
 import type { RecordStore } from './store'
 import type { MessageRecord } from './types'
 

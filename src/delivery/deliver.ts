@@ -1,11 +1,11 @@
-import { AttemptTimeout, DeliveryError, ServiceUnavailableError, TimeoutError } from '../errors'
-import type { AttemptSignal } from '../queue/in-flight-limit'
-import { setUnrefTimeout } from '../timers'
-import type { AttemptVerdict } from './breaker'
+import { AttemptTimeout, DeliveryError, ServiceUnavailableError, TimeoutError } from '../core/errors'
+import type { AttemptSignal } from '../flow-control/in-flight-limit'
+import { setUnrefTimeout } from '../platform/timers'
+import type { AttemptVerdict } from '../flow-control/breaker'
 import { describeRedirect, isRedirectStatus } from './redirect'
-import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
-import type { Release } from './socket-gate'
-import type { RequestBody, Transport, TransportResponse } from './transport'
+import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from '../flow-control/retry'
+import type { Release } from '../platform/socket-gate'
+import type { RequestBody, Transport, TransportResponse } from '../platform/transport'
 
 /** One retry about to happen: reported to `on('retry')` listeners. */
 export interface RetryInfo {

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
-import { Analytics } from '../analytics'
-import { preloadDefaultFetch } from '../delivery/transport'
-import { ValidationError } from '../errors'
+import { Analytics } from '../client/analytics'
+import { preloadDefaultFetch } from '../platform/transport'
+import { ValidationError } from '../core/errors'
 import { IMPORT_USAGE, parseImportArgs, type ImportCommandOptions } from './args'
 import {
   CheckpointWriter,

@@ -1,17 +1,17 @@
-import { QueueFullError, ValidationError } from '../errors'
+import { QueueFullError, ValidationError } from '../core/errors'
 import { FilteredError } from '../plugins/errors'
-import { ownOptions } from '../own-options'
-import type { MessageType } from '../types'
+import { ownOptions } from '../core/own-options'
+import type { MessageType } from '../core/types'
 import { handOver } from './hand-over'
 import { loadLineIdHasher } from './message-id'
 import { rateDelayMs, resolveImportOptions, type ResolvedImportOptions } from './pace'
-import type { ImportClient, SourceItem } from './source'
+import type { ImportClient, SourceItem } from '../core/import-source'
 import { callListener, Tally } from './tally'
 import type { IdPolicy, RecordFilter } from './to-message'
 import type { ImportOptions, ImportProgress, ImportSummary } from './types'
 import type { Watermark } from './watermark'
 
-export type { ImportClient, SourceItem } from './source'
+export type { ImportClient, SourceItem } from '../core/import-source'
 
 // Wait this long before handing a message again that a shared, full client refused.
 const QUEUE_FULL_RETRY_MS = 10

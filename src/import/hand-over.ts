@@ -1,10 +1,10 @@
-import { ValidationError } from '../errors'
-import { QUEUE_PARSED_LINE } from '../internal'
+import { ValidationError } from '../core/errors'
+import { QUEUE_PARSED_LINE } from '../core/internal'
 import type { ParsedLine, PrepareMessage } from '../message/prepare'
 import { prepareParsedLine } from '../message/prepare-line'
-import { outcomeOnly } from '../outcome'
-import type { Callback, MessageType } from '../types'
-import type { ImportClient, SourceItem } from './source'
+import { outcomeOnly } from '../queue/settle'
+import type { Callback, MessageType } from '../core/types'
+import type { ImportClient, SourceItem } from '../core/import-source'
 import { decodeItem, type IdPolicy } from './to-message'
 
 // An Analytics client's internal entry for a parsed line: validated as a call is, sent as written.

@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors'
-import { IMPORT_VIEW } from '../internal'
-import { ownOptions } from '../own-options'
+import { ValidationError } from '../core/errors'
+import { IMPORT_VIEW } from '../core/internal'
+import { ownOptions } from '../core/own-options'
 import { runImport, type ImportClient, type SourceItem } from './engine'
 import type { ImportOptions, ImportSource, ImportSummary } from './types'
 

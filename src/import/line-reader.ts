@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors'
+import { ValidationError } from '../core/errors'
 import type { ContentTrail } from './content-mark'
-import type { SourceItem } from './source'
+import type { SourceItem } from '../core/import-source'
 
 /**
  * Longest line held in memory. A message may be at most 32 KB once serialized; a longer line

@@ -1,6 +1,6 @@
 import type * as Crypto from 'node:crypto'
-import { EventrailError } from '../errors'
-import { loadNodeBuiltin } from '../runtime'
+import { EventrailError } from '../core/errors'
+import { loadNodeBuiltin } from '../platform/runtime'
 
 /** Derives a message id from one line of a source: its text and its position. */
 export type LineIdHasher = (line: string, position: number) => string

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors'
+import { ValidationError } from '../core/errors'
 import type { ImportOptions } from './types'
 
 /** Import options after defaults and checks. */

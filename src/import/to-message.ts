@@ -1,7 +1,7 @@
-import { ValidationError } from '../errors'
+import { ValidationError } from '../core/errors'
 import type { ParsedLine } from '../message/prepare'
-import { ownField } from '../own-options'
-import type { MessageType } from '../types'
+import { ownField } from '../core/own-options'
+import type { MessageType } from '../core/types'
 import type { LineIdHasher } from './message-id'
 
 const MESSAGE_TYPES: ReadonlySet<string> = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias'])

@@ -1,4 +1,4 @@
-import type { MessageType } from '../types'
+import type { MessageType } from '../core/types'
 
 /**
  * What {@link importMessages} takes: a message object with a `type` field (`identify`, `track`,

@@ -1,5 +1,5 @@
-import { MessageTooLargeError, ValidationError } from '../errors'
-import { describeThrown } from './describe'
+import { MessageTooLargeError, ValidationError } from '../core/errors'
+import { describeThrown } from '../core/describe'
 
 /** Deepest nesting of objects and arrays a message may have. */
 export const MAX_NESTING_DEPTH = 1000

@@ -1,6 +1,6 @@
-import { LIBRARY_NAME, VERSION } from '../version'
+import { LIBRARY_NAME, VERSION } from '../core/version'
 import { isBlankString } from './validate'
-import type { Message, MessageType } from '../types'
+import type { Message, MessageType } from '../core/types'
 import type { Snapshot } from './snapshot'
 
 const LIBRARY = Object.freeze({ name: LIBRARY_NAME, version: VERSION })

@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors'
-import type { MessageType } from '../types'
-import { describeValue } from './describe'
+import { ValidationError } from '../core/errors'
+import type { MessageType } from '../core/types'
+import { describeValue } from '../core/describe'
 
 // The positional calls of other SDKs (analytics.js, the mobile SDKs), by the kind of the second
 // argument, and the one message object that says the same here.

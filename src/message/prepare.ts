@@ -1,4 +1,4 @@
-import type { MessageType } from '../types'
+import type { MessageType } from '../core/types'
 import { newMessageId } from './message-id'
 import { normalizeMessage } from './normalize'
 import { serializeMessage, type Serialized } from './serialize'

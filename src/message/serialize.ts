@@ -1,8 +1,8 @@
-import { EventrailError, MessageTooLargeError } from '../errors'
-import { MAX_MESSAGE_BYTES } from '../limits'
-import { utf8ByteLength } from '../runtime'
-import type { Message } from '../types'
-import { describeThrown } from './describe'
+import { EventrailError, MessageTooLargeError } from '../core/errors'
+import { MAX_MESSAGE_BYTES } from '../core/limits'
+import { utf8ByteLength } from '../platform/runtime'
+import type { Message } from '../core/types'
+import { describeThrown } from '../core/describe'
 
 /**
  * A message serialized once, at enqueue: its JSON text and the UTF-8 byte length of that text. A

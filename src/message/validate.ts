@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors'
-import type { MessageType } from '../types'
-import { describeValue } from './describe'
+import { ValidationError } from '../core/errors'
+import type { MessageType } from '../core/types'
+import { describeValue } from '../core/describe'
 import type { Snapshot } from './snapshot'
 
 // ISO-8601 calendar date, optionally with a time and an offset; the values are checked after.

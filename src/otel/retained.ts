@@ -1,4 +1,4 @@
-import type { AnalyticsStats } from '../observe'
+import type { AnalyticsStats } from '../client/observe'
 
 /** The monotonic counts of one client, or of several summed: what the bridge's counters report. */
 export type CounterTotals = Pick<AnalyticsStats, 'accepted' | 'filtered' | 'refusedBy' | 'sent' | 'failedBy' | 'retriedBy'>

@@ -1,4 +1,4 @@
-import type { AnalyticsStats } from '../observe'
+import type { AnalyticsStats } from '../client/observe'
 import { NO_COUNTS, type CounterTotals } from './retained'
 
 /** One observation: a value and its `error.type` (absent for the good outcome). */

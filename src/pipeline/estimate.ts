@@ -1,5 +1,5 @@
-import { MAX_MESSAGE_BYTES } from '../limits'
-import { utf8ByteLength } from '../runtime'
+import { MAX_MESSAGE_BYTES } from '../core/limits'
+import { utf8ByteLength } from '../platform/runtime'
 
 /**
  * About how many bytes a message waiting in an async plugin will take in the queue: its JSON as

@@ -1,4 +1,4 @@
-import { setUnrefTimeout } from '../timers'
+import { setUnrefTimeout } from '../platform/timers'
 
 interface Held {
   readonly bytes: number

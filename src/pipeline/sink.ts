@@ -1,12 +1,12 @@
-import type { QueueFullError } from '../errors'
+import type { QueueFullError } from '../core/errors'
 import type { Serialized } from '../message/serialize'
 import type { PlanMode } from '../plan/check'
 import type { PlanSchemaError, PlanViolationError } from '../plan/errors'
 import type { ResolvedPlan } from '../plan/resolved'
 import type { FilteredError, PluginError } from '../plugins/errors'
 import type { PluginChain } from '../plugins/types'
-import type { Callback, MessageType } from '../types'
-import type { StaticContext } from './static-context'
+import type { Callback, MessageType } from '../core/types'
+import type { StaticContext } from '../config/static-context'
 
 /** What the pipeline hands its outcomes to: the client's queue and ledger. */
 export interface PipelineSink {

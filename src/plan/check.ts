@@ -1,6 +1,6 @@
-import { describeThrown, describeValue } from '../message/describe'
+import { describeThrown, describeValue } from '../core/describe'
 import type { Snapshot } from '../message/snapshot'
-import type { MessageType } from '../types'
+import type { MessageType } from '../core/types'
 import { PlanSchemaError, PlanViolationError, type PlanIssue } from './errors'
 import type { ResolvedPlan } from './resolved'
 import type { StandardSchemaV1 } from './standard-schema'

@@ -1,7 +1,7 @@
-import { ValidationError } from '../errors'
-import { describeValue } from '../message/describe'
-import { fieldOf, ownField, ownOptions } from '../own-options'
-import type { Traits } from '../types'
+import { ValidationError } from '../core/errors'
+import { describeValue } from '../core/describe'
+import { fieldOf, ownField, ownOptions } from '../core/own-options'
+import type { Traits } from '../core/types'
 import { RESOLVED_PLAN, type ResolvedPlan } from './resolved'
 import type { StandardSchemaV1, StandardSchemaV1InferInput } from './standard-schema'
 

@@ -1,4 +1,4 @@
-import { EventrailError, ValidationError, brandError } from '../errors'
+import { EventrailError, ValidationError, brandError } from '../core/errors'
 
 /** One way a message breaks the tracking plan. */
 export interface PlanIssue {

@@ -1,7 +1,7 @@
-import { ValidationError } from '../errors'
-import { describeThrown, describeValue } from '../message/describe'
-import { fieldOf } from '../own-options'
-import type { MessageType } from '../types'
+import { ValidationError } from '../core/errors'
+import { describeThrown, describeValue } from '../core/describe'
+import { fieldOf } from '../core/own-options'
+import type { MessageType } from '../core/types'
 import type { PluginChain, PluginStep } from './types'
 
 const MESSAGE_TYPES: readonly MessageType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias']

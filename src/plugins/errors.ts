@@ -1,6 +1,6 @@
-import { EventrailError, brandError } from '../errors'
-import { describeThrown } from '../message/describe'
-import type { MessageType } from '../types'
+import { EventrailError, brandError } from '../core/errors'
+import { describeThrown } from '../core/describe'
+import type { MessageType } from '../core/types'
 
 /**
  * A plugin returned `null` for the message: it was dropped on purpose and not sent. An outcome, not

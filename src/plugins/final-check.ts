@@ -1,11 +1,11 @@
-import { EventrailError, MessageTooLargeError, ValidationError } from '../errors'
-import { MAX_MESSAGE_BYTES } from '../limits'
-import { describeThrown, describeValue } from '../message/describe'
+import { EventrailError, MessageTooLargeError, ValidationError } from '../core/errors'
+import { MAX_MESSAGE_BYTES } from '../core/limits'
+import { describeThrown, describeValue } from '../core/describe'
 import { hasEnumerableFields } from '../message/json-copy'
 import { serializeMessage, type Serialized } from '../message/serialize'
 import type { Snapshot } from '../message/snapshot'
 import { isBlankString, validateMessage } from '../message/validate'
-import type { Message, MessageType } from '../types'
+import type { Message, MessageType } from '../core/types'
 
 /**
  * Checks the message the plugins left, as any call's message is checked, and serializes it: the

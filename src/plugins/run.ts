@@ -1,6 +1,6 @@
-import { setUnrefTimeout, type Timer } from '../timers'
-import { describeThrown, describeValue } from '../message/describe'
-import type { Message, MessageType } from '../types'
+import { setUnrefTimeout, type Timer } from '../platform/timers'
+import { describeThrown, describeValue } from '../core/describe'
+import type { Message, MessageType } from '../core/types'
 import { FilteredError, PluginError, pluginThrew } from './errors'
 import type { PluginInfo, PluginStep } from './types'
 

@@ -1,4 +1,4 @@
-import type { AnyEvents, EventCatalog, Message, MessageType, Properties, Traits } from '../types'
+import type { AnyEvents, EventCatalog, Message, MessageType, Properties, Traits } from '../core/types'
 
 /** A track message as a plugin sees it: with a catalog, `event` narrows `properties`. */
 export type PluginTrack<E extends EventCatalog = AnyEvents> = string extends keyof E

@@ -1,4 +1,4 @@
-import { afterAttempt, startLimit, type AttemptSignal, type InFlightLimit, type LimitPolicy } from './in-flight-limit'
+import { afterAttempt, startLimit, type AttemptSignal, type InFlightLimit, type LimitPolicy } from '../flow-control/in-flight-limit'
 
 /**
  * The in-flight slots of one instance, counted against the limit of {@link afterAttempt}: a request

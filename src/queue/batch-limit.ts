@@ -1,4 +1,4 @@
-import { afterAttempt, startLimit, type AttemptSignal, type InFlightLimit, type LimitPolicy } from './in-flight-limit'
+import { afterAttempt, startLimit, type AttemptSignal, type InFlightLimit, type LimitPolicy } from '../flow-control/in-flight-limit'
 
 /**
  * How many batch requests may be in flight, on top of the limit over every request: batches carry

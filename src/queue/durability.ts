@@ -1,5 +1,5 @@
 import type { Serialized } from '../message/serialize'
-import type { Callback } from '../types'
+import type { Callback } from '../core/types'
 import type { FlushOutcome } from './flush-waiters'
 import type { QueuedEntry } from './queue'
 

@@ -1,4 +1,4 @@
-import { setUnrefTimeout, type Timer } from '../timers'
+import { setUnrefTimeout, type Timer } from '../platform/timers'
 
 /**
  * The flush rules of the spec, as one unit: which queued messages are due to be sent. Rule 1: the

@@ -1,5 +1,5 @@
-import { parseBatch } from '../outcome'
-import type { Message } from '../types'
+import { parseBatch } from './settle'
+import type { Message } from '../core/types'
 import type { QueuedEntry } from './queue'
 
 /** What a `flush()` came to: the first error among the messages it covered, and those messages when asked. */

@@ -1,4 +1,4 @@
-import { setUnrefTimeout, type Timer } from '../timers'
+import { setUnrefTimeout, type Timer } from '../platform/timers'
 
 /**
  * The timers of pending work (rate-limit waits, retry backoffs, the close timeout): unref'd, so an

@@ -1,5 +1,5 @@
-import { DeliveryError } from '../errors'
-import type { Timer } from '../timers'
+import { DeliveryError } from '../core/errors'
+import type { Timer } from '../platform/timers'
 import type { HeldTimers } from './held-timers'
 import type { Lanes } from './lanes'
 import type { QueuedEntry } from './queue'

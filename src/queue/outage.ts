@@ -1,7 +1,7 @@
 import type { AttemptReport } from '../delivery/deliver'
-import { afterProbeFailed, afterVerdict, CLOSED, probeDueMs, type BreakerPolicy, type BreakerState } from '../delivery/breaker'
-import { ServiceUnavailableError } from '../errors'
-import type { Timer } from '../timers'
+import { afterProbeFailed, afterVerdict, CLOSED, probeDueMs, type BreakerPolicy, type BreakerState } from '../flow-control/breaker'
+import { ServiceUnavailableError } from '../core/errors'
+import type { Timer } from '../platform/timers'
 import type { HeldTimers } from './held-timers'
 
 /** What the breaker tells the scheduler. */

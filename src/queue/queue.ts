@@ -1,4 +1,4 @@
-import type { Callback } from '../types'
+import type { Callback } from '../core/types'
 
 /** One message waiting for its outcome: its JSON text, byte size, order and callback. */
 export interface QueuedEntry {

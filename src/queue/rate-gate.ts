@@ -1,6 +1,6 @@
-import type { Timer } from '../timers'
+import type { Timer } from '../platform/timers'
 import type { HeldTimers } from './held-timers'
-import { RateWindow } from './rate'
+import { RateWindow } from '../flow-control/rate'
 
 /**
  * `maxRequestsPerSecond` over every attempt of an instance, first attempts and retries alike. A

@@ -1,4 +1,4 @@
-import { DeliveryError } from '../errors'
+import { DeliveryError } from '../core/errors'
 import { bodyBytes, splitInHalves } from './batch'
 import type { QueuedEntry } from './queue'
 

@@ -1,15 +1,15 @@
-import { ClosedError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../errors'
-import { MAX_BATCH_BYTES } from '../limits'
+import { ClosedError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../core/errors'
+import { MAX_BATCH_BYTES } from '../core/limits'
 import type { RetryInfo } from '../delivery/deliver'
-import { settle, settleAlone } from '../outcome'
-import type { ResolvedOptions } from '../options'
+import { settle, settleAlone } from './settle'
+import type { ResolvedOptions } from '../config/options'
 import type { Serialized } from '../message/serialize'
-import type { Callback } from '../types'
-import { holdsWork, releasesWork, type Drainable } from './exit-hook'
+import type { Callback } from '../core/types'
+import { holdsWork, releasesWork, type Drainable } from '../platform/exit-hook'
 import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
 import { HeldTimers } from './held-timers'
-import { markBusy, markIdle, type IdleReleasable } from './idle-release'
+import { markBusy, markIdle, type IdleReleasable } from '../platform/idle-release'
 import { LaneExpiry } from './lane-expiry'
 import { Lanes } from './lanes'
 import type { BreakerStatus } from './outage'
@@ -100,7 +100,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#spool = durability?.(this.#spoolHost())
   }
 
-  // What the request pump and the spool (src/spool/flow.ts) see of the scheduler and may do.
+  // What the request pump and the spool (src/durability/spool/flow.ts) see of the scheduler and may do.
   #pumpOwner(): PumpOwner {
     return {
       gaveUp: () => this.#gaveUp,

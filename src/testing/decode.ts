@@ -1,5 +1,5 @@
-import { gunzipBytes } from '../gzip'
-import type { Message } from '../types'
+import { gunzipBytes } from '../platform/gzip'
+import type { Message } from '../core/types'
 
 /** What a request body held: its JSON text, `sentAt`, and the messages it carried in order. */
 export interface DecodedBody {

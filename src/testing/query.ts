@@ -1,5 +1,5 @@
-import { ownField } from '../own-options'
-import type { Id, Message, MessageType } from '../types'
+import { ownField } from '../core/own-options'
+import type { Id, Message, MessageType } from '../core/types'
 
 /**
  * Which recorded messages to select. Every field given must match; ids match whether they were

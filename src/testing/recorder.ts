@@ -1,6 +1,6 @@
-import type { AnyEvents, EventCatalog, FetchLike, Message, MessageType, Traits } from '../types'
+import type { AnyEvents, EventCatalog, FetchLike, Message, MessageType, Traits } from '../core/types'
 import { bodyText, decodeBody, writeKeyOf } from './decode'
-import { ownField } from '../own-options'
+import { ownField } from '../core/own-options'
 import { matchesQuery, type MessageQuery } from './query'
 import type { WireMessages, WireTrackOf } from './wire'
 

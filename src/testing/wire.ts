@@ -1,4 +1,4 @@
-import type { AnyEvents, EventCatalog, Message, MessageType, Properties, Traits } from '../types'
+import type { AnyEvents, EventCatalog, Message, MessageType, Properties, Traits } from '../core/types'
 
 /** A track message as it went on the wire. `properties` are the parsed JSON the client sent. */
 export interface WireTrack<P = Properties> extends Message {

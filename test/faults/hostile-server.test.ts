@@ -4,7 +4,7 @@
 import * as http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { Analytics, type FetchLike } from '../../src'
-import { MAX_RESPONSE_BODY_BYTES } from '../../src/delivery/response-body'
+import { MAX_RESPONSE_BODY_BYTES } from '../../src/platform/response-body'
 
 interface BodyServer {
   readonly url: string

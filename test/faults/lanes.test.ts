@@ -1,5 +1,5 @@
 import { Analytics, DeliveryError, MAX_BATCH_BYTES } from '../../src'
-import { ADAPTIVE_IN_FLIGHT } from '../../src/options'
+import { ADAPTIVE_IN_FLIGHT } from '../../src/config/options'
 import { startTestServer, type TestServer } from '../helpers/test-server'
 import { until } from './fault-server'
 import { faultSession } from './session'

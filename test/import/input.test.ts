@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
 import { openInput, readBlocking } from '../../src/import/input'
 import { readLines } from '../../src/import/line-reader'
-import type { SourceItem } from '../../src/import/source'
+import type { SourceItem } from '../../src/core/import-source'
 
 // A plain file is read with blocking reads into one reused buffer: the line reader must give the
 // same lines as from a stream's fresh chunks, wherever the reads cut the lines.

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createCollector, type Collector } from '../../src/collector'
-import { lostAtExitText } from '../../src/queue/exit-hook'
+import { lostAtExitText } from '../../src/platform/exit-hook'
 
 // Issue 25, item 5: process.exit() with messages still queued lost them without a word. The
 // process now says so once on stderr, naming how many and the fix; nothing when nothing is lost.

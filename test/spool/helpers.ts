@@ -8,7 +8,7 @@ import * as zlib from 'node:zlib'
 import type { Analytics } from '../../src'
 
 // Shared by the spool tests: temporary spool directories, segment files written by hand (the
-// format of src/spool/frame.ts), dead pids, and children that run the BUILT package.
+// format of src/durability/spool/frame.ts), dead pids, and children that run the BUILT package.
 
 export const ROOT = path.resolve(__dirname, '..', '..')
 export const DIST_ESM = path.join(ROOT, 'dist', 'index.js')

@@ -7,7 +7,7 @@ import {
   probeDueMs,
   type AttemptVerdict,
   type BreakerState,
-} from '../../src/delivery/breaker'
+} from '../../src/flow-control/breaker'
 
 const policy = DEFAULT_BREAKER
 const half = (): number => 0.5

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { AttemptTimeout, DeliveryError, EventrailError, isEventrailError, ServiceUnavailableError, ValidationError } from '../../src/errors'
-import { failureReason } from '../../src/outcome-reasons'
+import { AttemptTimeout, DeliveryError, EventrailError, isEventrailError, ServiceUnavailableError, ValidationError } from '../../src/core/errors'
+import { failureReason } from '../../src/client/outcome-reasons'
 
 // Issue 34, "Errors as data": why a delivery failed is a field; nothing in src/ tells errors apart
 // by their message or name text.

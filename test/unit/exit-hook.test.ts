@@ -1,12 +1,12 @@
 // Regression: the exit hook marked itself installed before calling `process.on`. Where that call
 // threw (workerd with nodejs_compat before 2025-09-15: "process.on is not a function"), the hook
 // was never installed, and every first enqueue of an instance threw into the caller's track().
-type ExitHook = typeof import('../../src/queue/exit-hook')
+type ExitHook = typeof import('../../src/platform/exit-hook')
 
 function freshExitHook(): ExitHook {
   let hook: ExitHook | undefined
   jest.isolateModules(() => {
-    hook = jest.requireActual<ExitHook>('../../src/queue/exit-hook')
+    hook = jest.requireActual<ExitHook>('../../src/platform/exit-hook')
   })
   return hook as ExitHook
 }

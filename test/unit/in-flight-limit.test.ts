@@ -1,4 +1,4 @@
-import { afterAttempt, afterOverload, afterSuccess, fixedInFlight, startLimit, type LimitPolicy } from '../../src/queue/in-flight-limit'
+import { afterAttempt, afterOverload, afterSuccess, fixedInFlight, startLimit, type LimitPolicy } from '../../src/flow-control/in-flight-limit'
 
 const POLICY: LimitPolicy = {
   floor: 2,

@@ -1,6 +1,6 @@
 import { Analytics, ValidationError } from '../../src'
-import { KNOWN_OPTIONS } from '../../src/options'
-import { closestName } from '../../src/option-mistakes'
+import { KNOWN_OPTIONS } from '../../src/config/options'
+import { closestName } from '../../src/config/option-mistakes'
 
 // Issue 25: the mistakes a newcomer makes first, and the exact text each one now gets.
 function thrownBy(make: () => unknown): string {

@@ -2,9 +2,9 @@
 import * as http from 'node:http'
 import * as https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
-import { createNodeHttpFetch } from '../../src/node-http-fetch'
-import { drainResponseBody } from '../../src/delivery/response-body'
-import type { FetchLike } from '../../src/types'
+import { createNodeHttpFetch } from '../../src/platform/node-http-fetch'
+import { drainResponseBody } from '../../src/platform/response-body'
+import type { FetchLike } from '../../src/core/types'
 
 interface Server {
   url: string

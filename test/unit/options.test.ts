@@ -1,4 +1,4 @@
-import { normalizeOptions, DEFAULTS, DEFAULT_HOST } from '../../src/options'
+import { normalizeOptions, DEFAULTS, DEFAULT_HOST } from '../../src/config/options'
 import { Analytics, ValidationError } from '../../src'
 
 describe('normalizeOptions', () => {

@@ -10,8 +10,8 @@ import {
 } from '../../src'
 import { PlanSchemaError, PlanViolationError } from '../../src/plan/errors'
 import { PluginError } from '../../src/plugins/errors'
-import { failureReason, refusalReason, retryReason } from '../../src/outcome-reasons'
-import { AttemptTimeout } from '../../src/errors'
+import { failureReason, refusalReason, retryReason } from '../../src/client/outcome-reasons'
+import { AttemptTimeout } from '../../src/core/errors'
 
 // The short codes of stats().refusedBy, failedBy and retriedBy (and the bridge's error.type).
 

@@ -1,4 +1,4 @@
-import { outcomeOnly, settle } from '../../src/outcome'
+import { outcomeOnly, settle } from '../../src/queue/settle'
 import type { QueuedEntry } from '../../src/queue/queue'
 
 const entry = (seq: number, callback: QueuedEntry['callback']): QueuedEntry => ({

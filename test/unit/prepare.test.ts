@@ -1,7 +1,7 @@
 import { prepareCall, type ParsedLine } from '../../src/message/prepare'
 import { hasLongDigitRun, prepareParsedLine } from '../../src/message/prepare-line'
 import { messageText } from '../../src/message/serialize'
-import type { MessageType } from '../../src/types'
+import type { MessageType } from '../../src/core/types'
 
 // A line of an import is sent as written when its text already is what a call would send; either
 // way the message on the wire must be the one a call with the parsed object would send.

@@ -1,4 +1,4 @@
-import { RateWindow } from '../../src/queue/rate'
+import { RateWindow } from '../../src/flow-control/rate'
 
 describe('RateWindow', () => {
   it('lets `limit` requests start in a window, then says how long until the oldest leaves it', () => {

@@ -1,5 +1,5 @@
-import { isRetryableStatus, backoffDelayMs, parseRetryAfterMs, nextRetryDelayMs } from '../../src/delivery/retry'
-import { RateWindow } from '../../src/queue/rate'
+import { isRetryableStatus, backoffDelayMs, parseRetryAfterMs, nextRetryDelayMs } from '../../src/flow-control/retry'
+import { RateWindow } from '../../src/flow-control/rate'
 
 const policy = { maxRetries: 3, baseMs: 100, capMs: 1000, maxTotalMs: 5000 }
 

@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib'
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { canGzip, gunzipBytes, gzipText } from '../../src/gzip'
-import { base64Utf8, countUtf8Bytes, nodeBuiltin, onProcessEvent, runtimeDescription, setTimerRef, utf8ByteLength } from '../../src/runtime'
+import { canGzip, gunzipBytes, gzipText } from '../../src/platform/gzip'
+import { base64Utf8, countUtf8Bytes, nodeBuiltin, onProcessEvent, runtimeDescription, setTimerRef, utf8ByteLength } from '../../src/platform/runtime'
 
 // Node has every API the library uses; each test removes one, as Workers or the Edge Runtime
 // lack it, and puts it back.

@@ -1,4 +1,4 @@
-import { setUnrefTimeout } from '../../src/timers'
+import { setUnrefTimeout } from '../../src/platform/timers'
 
 // Regression: `setUnrefTimeout` used to call `handle.unref()` before returning the timer, so a
 // host whose `unref` throws (workerd with nodejs_compat before 2026-02-10) or is missing (workerd

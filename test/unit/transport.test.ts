@@ -1,13 +1,13 @@
 import { startTestServer, type TestServer } from '../helpers/test-server'
-import type { FetchLike } from '../../src/types'
+import type { FetchLike } from '../../src/core/types'
 
-type TransportModule = typeof import('../../src/delivery/transport')
+type TransportModule = typeof import('../../src/platform/transport')
 
 // A fresh module each test: the default fetch is loaded once per module and then kept.
 function freshTransport(): TransportModule {
   let module: TransportModule | undefined
   jest.isolateModules(() => {
-    module = jest.requireActual<TransportModule>('../../src/delivery/transport')
+    module = jest.requireActual<TransportModule>('../../src/platform/transport')
   })
   return module as TransportModule
 }

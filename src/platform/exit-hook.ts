@@ -1,4 +1,4 @@
-import { onProcessEvent } from '../runtime'
+import { onProcessEvent } from './runtime'
 
 /** Something with queued work that must be drained before the process exits. */
 export interface Drainable {

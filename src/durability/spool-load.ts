@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors'
-import { nodeBuiltin } from '../runtime'
-import type * as SpoolModule from '../spool/index'
+import { ValidationError } from '../core/errors'
+import { nodeBuiltin } from '../platform/runtime'
+import type * as SpoolModule from './spool/index'
 
 declare const __filename: string | undefined
 declare const require: ((id: string) => unknown) | undefined
@@ -22,7 +22,7 @@ export function loadSpoolModule(): SpoolModuleType {
   const here = typeof __filename === 'string' ? __filename : undefined
   if (here !== undefined && typeof require === 'function') {
     // CommonJS: the build (dist/*.cjs) or the source under a test runner that compiles it.
-    loaded = requireFrom(require, here.endsWith('.ts') ? '../spool/index' : './spool.cjs')
+    loaded = requireFrom(require, here.endsWith('.ts') ? './spool/index' : './spool.cjs')
     return loaded
   }
   const module = nodeBuiltin<{ createRequire(from: string): (id: string) => unknown }>('node:module')

@@ -1,6 +1,6 @@
-import { messageText } from './message/serialize'
-import type { QueuedEntry } from './queue/queue'
-import type { Message } from './types'
+import { messageText } from '../message/serialize'
+import type { QueuedEntry } from './queue'
+import type { Message } from '../core/types'
 
 const OUTCOME_ONLY = Symbol('eventrail.outcomeOnly')
 

@@ -1,8 +1,8 @@
-import { toError } from './client-ledger'
-import { outcomeOnly } from './outcome'
-import { newMessageId } from './message/message-id'
-import { readAheadToken, releaseReadAhead } from './message/read-ahead'
-import { snapshotMessage } from './message/snapshot'
+import { toError } from './ledger'
+import { outcomeOnly } from '../queue/settle'
+import { newMessageId } from '../message/message-id'
+import { readAheadToken, releaseReadAhead } from '../message/read-ahead'
+import { snapshotMessage } from '../message/snapshot'
 import type {
   AliasMessage,
   AnyEvents,
@@ -15,7 +15,7 @@ import type {
   ScreenMessage,
   Traits,
   TrackMessage,
-} from './types'
+} from '../core/types'
 
 /** The outcome of one message: delivered (the service accepted its request), or failed with the error. */
 export type Delivery =

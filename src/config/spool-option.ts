@@ -1,6 +1,6 @@
-import { ValidationError } from './errors'
-import { ownOptions } from './own-options'
-import { runtimeDescription } from './runtime'
+import { ValidationError } from '../core/errors'
+import { ownOptions } from '../core/own-options'
+import { runtimeDescription } from '../platform/runtime'
 
 /**
  * The `spool` option: messages are written to files in `dir` before the call returns, so that

@@ -1,6 +1,6 @@
-import { ValidationError } from './errors'
-import { hasClassField } from './own-options'
-import { VERSION } from './version'
+import { ValidationError } from '../core/errors'
+import { hasClassField } from '../core/own-options'
+import { VERSION } from '../core/version'
 
 /**
  * Options of analytics-node 6 and @segment/analytics-node 3 that this client has under another

@@ -1,8 +1,8 @@
-import type { ImportClient } from '../import/source'
-import { QUEUE_PARSED_LINE } from '../internal'
+import type { ImportClient } from '../core/import-source'
+import { QUEUE_PARSED_LINE } from '../core/internal'
 import type { ParsedLine } from '../message/prepare'
-import type { Callback, MessageType } from '../types'
-import type { MessagePipeline } from './pipeline'
+import type { Callback, MessageType } from '../core/types'
+import type { MessagePipeline } from '../pipeline/pipeline'
 
 /**
  * The client as an import sees it when the client has a pipeline: each message goes through the

@@ -1,23 +1,23 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
-import { ValidationError } from './errors'
-import { MAX_TIMER_MS } from './limits'
-import { ClientLedger, toError } from './client-ledger'
-import { callbackError } from './message/positional'
-import { createIsoClock } from './message/normalize'
-import { prepareCall, type ParsedLine, type PrepareMessage } from './message/prepare'
-import type { Serialized } from './message/serialize'
+import { ValidationError } from '../core/errors'
+import { MAX_TIMER_MS } from '../core/limits'
+import { ClientLedger, toError } from './ledger'
+import { callbackError } from '../message/positional'
+import { createIsoClock } from '../message/normalize'
+import { prepareCall, type ParsedLine, type PrepareMessage } from '../message/prepare'
+import type { Serialized } from '../message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
-import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from './options'
-import { ownOptions } from './own-options'
-import { FlushScheduler } from './queue/scheduler'
-import type { DurabilityFactory } from './queue/durability'
-import { startSpool } from './queue/spool-start'
-import { IMPORT_VIEW, QUEUE_PARSED_LINE } from './internal'
-import type { ImportClient } from './import/source'
-import { importThroughPipeline } from './pipeline/import-view'
-import { asRefusal, createPipelineSink } from './pipeline/client-sink'
-import { MessagePipeline } from './pipeline/pipeline'
-import type { TrackingPlan } from './plan/define-plan'
+import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from '../config/options'
+import { ownOptions } from '../core/own-options'
+import { FlushScheduler } from '../queue/scheduler'
+import type { DurabilityFactory } from '../queue/durability'
+import { startSpool } from '../durability/spool-start'
+import { IMPORT_VIEW, QUEUE_PARSED_LINE } from '../core/internal'
+import type { ImportClient } from '../core/import-source'
+import { importThroughPipeline } from './import-view'
+import { asRefusal, createPipelineSink } from './pipeline-sink'
+import { MessagePipeline } from '../pipeline/pipeline'
+import type { TrackingPlan } from '../plan/define-plan'
 import type {
   AliasMessage,
   AnyEvents,
@@ -30,7 +30,7 @@ import type {
   ScreenMessage,
   Traits,
   TrackMessage,
-} from './types'
+} from '../core/types'
 
 /** Options of {@link Analytics.closeAndFlush}. */
 export interface CloseOptions {

@@ -1,11 +1,11 @@
 import type * as Http from 'node:http'
 import type * as Https from 'node:https'
-import { createNodeHttpFetch } from '../node-http-fetch'
-import { base64Utf8, canGzip, loadNodeBuiltin, runtimeDescription } from '../runtime'
-import { LIBRARY_NAME, VERSION } from '../version'
+import { createNodeHttpFetch } from './node-http-fetch'
+import { base64Utf8, canGzip, loadNodeBuiltin, runtimeDescription } from './runtime'
+import { LIBRARY_NAME, VERSION } from '../core/version'
 import { bodyExcerpt, drainResponseBody, type DrainableResponse } from './response-body'
 import { socketGateFor, type Release, type SocketGate } from './socket-gate'
-import type { FetchLike } from '../types'
+import type { FetchLike } from '../core/types'
 
 /** What one HTTP attempt came to: the status, and the `Retry-After` and `Location` headers, if any. */
 export interface TransportResponse {
@@ -123,7 +123,7 @@ export function createHttpTransport(options: TransportOptions): Transport {
         : undefined,
     async send(path, body, signal) {
       // gzip.ts is loaded on the first compressed send: `compress` is off by default.
-      const payload = gzip ? await import('../gzip').then((module) => module.gzipText(body)) : body
+      const payload = gzip ? await import('./gzip').then((module) => module.gzipText(body)) : body
       const send = userFetch ?? (await loadDefaultFetch())
       // The transport's own signal, which follows the caller's: it can also end the connection
       // after the answer has arrived, when its body is too long or too slow.

@@ -1,4 +1,4 @@
-import type { DurabilityHost, DurabilityStats } from '../queue/durability'
+import type { DurabilityHost, DurabilityStats } from '../../queue/durability'
 
 /** What the client's scheduler lets the spool see and do. */
 export type SpoolHost = DurabilityHost

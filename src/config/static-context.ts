@@ -1,6 +1,6 @@
-import { ValidationError } from '../errors'
-import { describeThrown, describeValue } from '../message/describe'
-import { LIBRARY_NAME, VERSION } from '../version'
+import { ValidationError } from '../core/errors'
+import { describeThrown, describeValue } from '../core/describe'
+import { LIBRARY_NAME, VERSION } from '../core/version'
 
 /** The `context` option, checked once: merged into every message's context at normalization. */
 export interface StaticContext {

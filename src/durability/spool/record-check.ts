@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES, MESSAGE_TYPES } from '../limits'
+import { MAX_MESSAGE_BYTES, MESSAGE_TYPES } from '../../core/limits'
 
 /**
  * What is wrong with a record read back from the disk, or undefined when it may join a request.

@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from './limits'
+import { MAX_TIMER_MS } from '../core/limits'
 import { setTimerRef } from './runtime'
 
 /** A timer that can be made to hold the process open or not, and cancelled. */

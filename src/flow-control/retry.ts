@@ -1,4 +1,4 @@
-import { MAX_RETRY_AFTER_MS } from '../limits'
+import { MAX_RETRY_AFTER_MS } from '../core/limits'
 
 /** How failed requests are retried. */
 export interface RetryPolicy {

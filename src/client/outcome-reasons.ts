@@ -7,10 +7,10 @@ import {
   ServiceUnavailableError,
   TimeoutError,
   ValidationError,
-} from './errors'
-import type { RetryInfo } from './delivery/deliver'
-import { PlanSchemaError, PlanViolationError } from './plan/errors'
-import { PluginError } from './plugins/errors'
+} from '../core/errors'
+import type { RetryInfo } from '../delivery/deliver'
+import { PlanSchemaError, PlanViolationError } from '../plan/errors'
+import { PluginError } from '../plugins/errors'
 
 /**
  * Why a message was refused before it was queued, as a short stable code for `stats().refusedBy`

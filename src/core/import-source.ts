@@ -1,4 +1,4 @@
-import type { Callback, MessageType } from '../types'
+import type { Callback, MessageType } from './types'
 
 /** The part of a client that an import uses: the public message methods with a callback, and `flush()`. */
 export type ImportClient = { [K in MessageType]: (message: never, callback: Callback) => unknown } & {

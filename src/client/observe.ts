@@ -1,9 +1,9 @@
-import type { PlanViolationError } from './plan/errors'
-import type { RetryInfo } from './delivery/deliver'
-import type { ServiceUnavailableError } from './errors'
-import type { SpoolStats } from './spool/index'
+import type { PlanViolationError } from '../plan/errors'
+import type { RetryInfo } from '../delivery/deliver'
+import type { ServiceUnavailableError } from '../core/errors'
+import type { SpoolStats } from '../durability/spool/index'
 
-export type { SpoolStats } from './spool/index'
+export type { SpoolStats } from '../durability/spool/index'
 
 /** A request that was delivered: reported to `on('flush')` listeners. */
 export interface FlushInfo {

@@ -1,10 +1,10 @@
-import { toError, type ClientLedger } from '../client-ledger'
-import { EventrailError } from '../errors'
-import { describeThrown } from '../message/describe'
+import { toError, type ClientLedger } from './ledger'
+import { EventrailError } from '../core/errors'
+import { describeThrown } from '../core/describe'
 import { createWarnOnce } from '../plan/warn-once'
 import type { FlushScheduler } from '../queue/scheduler'
-import type { MessageType } from '../types'
-import type { PipelineSink } from './pipeline'
+import type { MessageType } from '../core/types'
+import type { PipelineSink } from '../pipeline/pipeline'
 
 /** Where a client's pipeline hands its outcomes: the scheduler's queue and the client's ledger. */
 export function createPipelineSink(

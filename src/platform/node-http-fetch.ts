@@ -1,6 +1,6 @@
 import type * as Http from 'node:http'
 import type * as Https from 'node:https'
-import type { FetchLike } from './types'
+import type { FetchLike } from '../core/types'
 
 /** Loads `node:http` or `node:https` (the transport's `loadNodeBuiltin`); `undefined` where there is none. */
 export type LoadHttpModule = (id: 'node:http' | 'node:https') => Promise<typeof Http | typeof Https | undefined>

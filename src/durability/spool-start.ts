@@ -1,6 +1,6 @@
-import { DeliveryError, QueueFullError, ServiceUnavailableError, SpoolError } from '../errors'
-import type { SpoolFlow, SpoolFs, SpoolHost } from '../spool/index'
-import type { ResolvedSpool } from '../spool-option'
+import { DeliveryError, QueueFullError, ServiceUnavailableError, SpoolError } from '../core/errors'
+import type { SpoolFlow, SpoolFs, SpoolHost } from './spool/index'
+import type { ResolvedSpool } from '../config/spool-option'
 import { loadSpoolModule } from './spool-load'
 
 /** What the spool reports to the client. */

@@ -1,4 +1,4 @@
-import { setUnrefTimeout, type Timer } from '../timers'
+import { setUnrefTimeout, type Timer } from './timers'
 
 // Where a timer cannot be unref'd (Workers, the Edge Runtime, Deno: a timer is a number there),
 // a process-wide timer could keep a request's work alive or fire in another request's context:

@@ -1,13 +1,13 @@
-import type { RetryInfo } from './delivery/deliver'
-import { ServiceUnavailableError } from './errors'
-import { describeThrown } from './message/describe'
+import type { RetryInfo } from '../delivery/deliver'
+import { ServiceUnavailableError } from '../core/errors'
+import { describeThrown } from '../core/describe'
 import type { AnalyticsStats, Observers } from './observe'
-import { settleLater } from './outcome'
+import { settleLater } from '../queue/settle'
 import { failureReason, refusalReason, retryReason } from './outcome-reasons'
-import type { FlushOutcome } from './queue/scheduler'
-import type { PlanViolationError } from './plan/errors'
-import type { FilteredError, PluginError } from './plugins/errors'
-import type { Callback, FlushResult } from './types'
+import type { FlushOutcome } from '../queue/scheduler'
+import type { PlanViolationError } from '../plan/errors'
+import type { FilteredError, PluginError } from '../plugins/errors'
+import type { Callback, FlushResult } from '../core/types'
 
 /** What the ledger needs of the client's options. */
 export interface LedgerOptions {

@@ -1,5 +1,5 @@
 import { ValidationError } from './errors'
-import { describeThrown } from './message/describe'
+import { describeThrown } from './describe'
 
 /** An options object as the library reads it: the caller's own fields only, on no prototype. */
 export type OwnFields = Readonly<Record<string | symbol, unknown>>
