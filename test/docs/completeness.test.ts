@@ -113,7 +113,10 @@ it("docs/delivery.md's list of error classes has every exported one", () => {
 describe('the @defaultValue of each option in src/options.ts', () => {
   /** A tag's value as code would have it: `'text'` → text, 10000 → 10000; undefined when it is prose. */
   function literal(tag: string): unknown {
-    const text = tag.replace(/`/g, '').replace(/\s*\(.*\)$/, '').trim()
+    const text = tag
+      .replace(/`/g, '')
+      .replace(/\s*\(.*\)$/, '')
+      .trim()
     if (/^'[^']*'$/.test(text)) return text.slice(1, -1)
     if (text === 'true' || text === 'false') return text === 'true'
     if (/^-?\d[\d_]*(\.\d+)?$/.test(text)) return Number(text.replace(/_/g, ''))
@@ -122,7 +125,11 @@ describe('the @defaultValue of each option in src/options.ts', () => {
 
   it('is DEFAULTS for every option that has a default there', () => {
     const wrong = OPTIONS.filter((o) => Object.hasOwn(DEFAULTS, o.name))
-      .map((o) => ({ name: o.name, documented: literal(o.tags.get('defaultValue') ?? ''), code: DEFAULTS[o.name as keyof typeof DEFAULTS] }))
+      .map((o) => ({
+        name: o.name,
+        documented: literal(o.tags.get('defaultValue') ?? ''),
+        code: DEFAULTS[o.name as keyof typeof DEFAULTS],
+      }))
       .filter((o) => o.documented !== o.code)
     expect(wrong).toEqual([])
   })

@@ -24,10 +24,21 @@ const RESULTS = read('bench/RESULTS.md')
 const FIGURES = Object.fromEntries(
   Object.entries(JSON.parse(read('bench/figures.json')) as Record<string, Figure | string>).filter(([key]) => !key.startsWith('$')),
 ) as Record<string, Figure>
-const PAGES = ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const PAGES = [
+  'README.md',
+  'CHANGELOG.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 const MARKER = /<!-- figure: ([a-z0-9-]+) -->([\s\S]*?)<!-- \/figure -->/g
 
-const cells = (line: string) => line.split('|').slice(1, -1).map((cell) => cell.trim())
+const cells = (line: string) =>
+  line
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim())
 
 /** The text a figure stands for, read from its cell of bench/RESULTS.md. */
 function valueOf(key: string, results = RESULTS): string {
@@ -39,10 +50,12 @@ function valueOf(key: string, results = RESULTS): string {
   const first = lines.findIndex((line, i) => i > start && line.startsWith('|'))
   const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'))
   const [header, , ...rows] = lines.slice(first, end).map(cells)
-  const column = (name: string, occurrence = 1) => header.findIndex((h, i) => h === name && header.slice(0, i + 1).filter((x) => x === name).length === occurrence)
+  const column = (name: string, occurrence = 1) =>
+    header.findIndex((h, i) => h === name && header.slice(0, i + 1).filter((x) => x === name).length === occurrence)
   const row = rows.find((r) => Object.entries(figure.row).every(([name, value]) => r[column(name)] === value))
   const index = column(figure.column, figure.occurrence)
-  if (row === undefined || index === -1) throw new Error(`${key}: no row ${JSON.stringify(figure.row)} or column "${figure.column}" under "${figure.table}"`)
+  if (row === undefined || index === -1)
+    throw new Error(`${key}: no row ${JSON.stringify(figure.row)} or column "${figure.column}" under "${figure.table}"`)
   const cell = row[index]
   if (figure.scale === undefined && figure.round === undefined && figure.digits === undefined) return cell + (figure.unit ?? '')
   let n = Number.parseFloat(cell.replace(/,/g, '')) * (figure.scale ?? 1)
@@ -60,11 +73,15 @@ it('every figure of bench/figures.json is found in bench/RESULTS.md', () => {
   const values = Object.keys(FIGURES).map((key) => [key, valueOf(key)])
   expect(values.length).toBeGreaterThan(10)
   // A few of them, as the run of bench/RESULTS.md gives them.
-  expect(Object.fromEntries(values)).toMatchObject({ 'track-cost': expect.stringMatching(/^\d+\.\d µs$/), 'installed-size': expect.stringMatching(/^[\d,]+ KB$/) })
+  expect(Object.fromEntries(values)).toMatchObject({
+    'track-cost': expect.stringMatching(/^\d+\.\d µs$/),
+    'installed-size': expect.stringMatching(/^[\d,]+ KB$/),
+  })
 })
 
 it('the pages quote figures through markers (README, the migration guide, delivery, the changelog)', () => {
-  for (const page of ['README.md', 'docs/migrating.md', 'docs/delivery.md', 'CHANGELOG.md']) expect(quotes(read(page)).length).toBeGreaterThan(0)
+  for (const page of ['README.md', 'docs/migrating.md', 'docs/delivery.md', 'CHANGELOG.md'])
+    expect(quotes(read(page)).length).toBeGreaterThan(0)
 })
 
 describe.each(PAGES)('the figures of %s', (page) => {
