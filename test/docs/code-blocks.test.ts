@@ -7,8 +7,10 @@ import ts from 'typescript'
 // `tsc --init` (strict, nodenext, exactOptionalPropertyTypes …) with Node's types, `eventrail`
 // resolved through the package's exports to the built declarations. A block that is only an
 // illustration (it leaves parts out on purpose) is marked `<!-- illustration -->` on the line
-// before it and is not checked; a known failure waiting for a fix in src/ is marked
-// `<!-- fails: TS1234 why -->` and must keep failing with that error until the marker goes.
+// before it and is not checked; a block for an edge runtime is marked `<!-- edge -->` and checked
+// with that tsconfig.json unchanged (the DOM's types, no Node types); a known failure waiting for
+// a fix in src/ is marked `<!-- fails: TS1234 why -->` and must keep failing with that error until
+// the marker goes. Markers combine: `<!-- edge; fails: TS2322 why -->`.
 // Names a guide uses without defining them (an `analytics` made earlier on the page, "your code")
 // and the platform modules not installed here (`@vercel/functions` …) are declared in PRELUDE.
 const ROOT = join(__dirname, '..', '..')
@@ -18,7 +20,6 @@ const PAGES = [
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
 ]
-const ILLUSTRATION = '<!-- illustration -->'
 
 interface Block {
   page: string
@@ -26,6 +27,8 @@ interface Block {
   lang: 'ts' | 'js'
   code: string
   illustration: boolean
+  /** Checked as for an edge runtime: the DOM's types, no Node types. */
+  edge?: boolean
   /** A known failure, `<!-- fails: TS1234 why -->` before the block: that error is expected, until it is fixed. */
   fails?: string
 }
@@ -42,13 +45,15 @@ function blocksOf(page: string): Block[] {
         .slice(0, i)
         .reverse()
         .find((line) => line.trim() !== '') ?? ''
+    const directives = (/^<!--\s*(.*?)\s*-->$/.exec(before.trim())?.[1] ?? '').split(';').map((d) => d.trim())
     blocks.push({
       page,
       line: i + 2,
       lang: open[1].startsWith('t') ? 'ts' : 'js',
       code: lines.slice(i + 1, end).join('\n'),
-      illustration: before.trim() === ILLUSTRATION,
-      fails: /^<!-- fails: (TS\d+)/.exec(before.trim())?.[1],
+      illustration: directives.includes('illustration'),
+      edge: directives.includes('edge'),
+      fails: directives.map((d) => /^fails: (TS\d+)/.exec(d)?.[1]).find((code) => code !== undefined),
     })
     i = end
   }
@@ -104,7 +109,7 @@ function fileOf(block: Block, index: number): string {
 }
 
 /** Type-checks the blocks as one program: each block's diagnostics, as `page:line: message`. */
-function typeCheck(blocks: Block[]): Map<Block, string[]> {
+function typeCheck(blocks: Block[], edge = false): Map<Block, string[]> {
   const files = new Map<string, string>([[join(ROOT, '.doc-blocks', 'prelude.d.ts'), PRELUDE]])
   const byFile = new Map<string, Block>()
   blocks.forEach((block, i) => {
@@ -113,13 +118,14 @@ function typeCheck(blocks: Block[]): Map<Block, string[]> {
     byFile.set(file, block)
   })
   // The tsconfig.json of `tsc --init` (TypeScript 6), with Node's types (and jest's for the test
-  // examples) added: what a fresh app has. `eventrail` resolves as in an app, through the
+  // examples) added: what a fresh app has. For an edge runtime, as it is: `types: []`, and the
+  // default lib of `target: esnext`, with the DOM. `eventrail` resolves as in an app, through the
   // package's exports, to the built declarations in dist/.
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ESNext,
-    types: ['node', 'jest'],
+    types: edge ? [] : ['node', 'jest'],
     noUncheckedIndexedAccess: true,
     exactOptionalPropertyTypes: true,
     strict: true,
@@ -170,7 +176,12 @@ const PLANTED: Block = {
 let diagnostics: Map<Block, string[]>
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'index.d.ts'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
-  diagnostics = typeCheck([...CHECKED, PLANTED])
+  const edge = typeCheck(
+    CHECKED.filter((b) => b.edge),
+    true,
+  )
+  diagnostics = typeCheck([...CHECKED.filter((b) => !b.edge), PLANTED])
+  for (const [block, errors] of edge) diagnostics.set(block, block === HARNESS ? [...diagnostics.get(HARNESS)!, ...errors] : errors)
 }, 60_000)
 
 it('finds the code blocks of the README and the guides, and most are checked', () => {
