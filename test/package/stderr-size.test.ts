@@ -17,6 +17,7 @@ const CHILD_LIMIT_MS = 15_000
 let work: string
 let server: Server
 let host: string
+let closedHost: string
 beforeAll(async () => {
   if (!existsSync(join(DIST, 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
   work = mkdtempSync(join(tmpdir(), 'eventrail-stderr-'))
@@ -24,6 +25,11 @@ beforeAll(async () => {
   server = createServer((req, res) => req.resume().on('end', () => res.writeHead(400).end('{"message":"bad"}')))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // A port that was just free and is closed again: the connection is refused, as with no network.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  closedHost = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
+  await new Promise((resolve) => closed.close(resolve))
 })
 afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
@@ -71,6 +77,13 @@ const CASES: [string, () => string, string][] = [
 analytics.track({ userId: 'u_123', event: 'Order Completed' })
 await analytics.flush()`,
     'DeliveryError',
+  ],
+  [
+    'the quick start when the connection is refused',
+    () => `const analytics = new Analytics('k', { host: '${closedHost}', maxRetries: 0 })
+analytics.track({ userId: 'u_123', event: 'Order Completed' })
+await analytics.flush()`,
+    'ECONNREFUSED',
   ],
 ]
 
