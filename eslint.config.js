@@ -49,7 +49,10 @@ export default defineConfig(
     files: ['**/*.{ts,mts,cts}'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['tsup.config.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['tsup.config.ts', 'scripts/dedent-build.d.mts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       // An abort's `signal.reason` is typed `any`; the library's own aborts always carry an Error.

@@ -1,17 +1,21 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { defineConfig, type Options } from 'tsup'
+import { dedentFile } from './scripts/dedent-build.mjs'
 
 // The maps stay in dist/ for local profiling (bench/lib/profile.mjs reads them) but are not
 // published ("!dist/**/*.map" in package.json): a published file must not point at a map that is
 // not there (debuggers and bundlers warn about the missing file), so the comments go. Each build
-// (ESM, CommonJS) strips its own files: the two run at once.
+// (ESM, CommonJS) strips its own files: the two run at once. Each file also loses its indentation
+// (scripts/dedent-build.mjs): the build keeps its line breaks, so that an uncaught error prints one
+// readable line, not a whole module (docs/decisions.md, "Readable errors").
 function dropSourceMapComments(extension: RegExp): () => Promise<void> {
   return async () => {
     for (const name of await readdir('dist')) {
       if (!extension.test(name)) continue
       const file = `dist/${name}`
+      dedentFile(file)
       const text = await readFile(file, 'utf8')
-      // Every such line: the tree-shaking pass leaves one of its own above tsup's. The minifier
+      // Every such line: the tree-shaking pass leaves one of its own above tsup's. The build
       // drops comments, so the bundler hints of the one run-time import() (src/platform/runtime.ts,
       // importAtRunTime: its specifier is a variable) are put back.
       const stripped = text
@@ -41,8 +45,10 @@ const common: Options = {
   // Shared chunks: one copy of the error classes, so `instanceof` works across entry points.
   splitting: true,
   treeshake: true,
-  // Whitespace and syntax only: names stay, so a stack trace still reads (no identifier is renamed).
-  minifyWhitespace: true,
+  // Syntax only: names stay (no identifier is renamed) and so do line breaks, so that the line Node
+  // prints above an uncaught error is one statement, not the whole module (32 KB for a mistyped
+  // option with minifyWhitespace). Indentation goes after the build (dropSourceMapComments).
+  minifyWhitespace: false,
   minifySyntax: true,
 }
 

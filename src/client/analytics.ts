@@ -274,7 +274,10 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   }
 
   /**
-   * Listens to what the client does: `error`, `retry`, `drop`, `flush`. Nothing is ever logged to the console.
+   * Listens to what the client does: `error`, `retry`, `drop`, `flush`, `violation`, `breaker`,
+   * `replay` (see {@link AnalyticsEvents}). The client writes to the console only the line on
+   * stderr when the process exits with messages not yet delivered, and a plan's process warning
+   * in `'report'` mode (docs/client.md).
    * @example
    * ```ts
    * analytics.on('retry', (info) => metrics.increment('analytics.retry', { status: info.status }))

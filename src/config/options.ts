@@ -63,16 +63,17 @@ export interface AnalyticsOptions {
   /**
    * How many times a failed request is retried (network errors, timeouts, 408, 429, 5xx but 501 and
    * 505), within `maxRetryTime`. Against a service that fails a quarter of requests at random, 4
-   * attempts lose one request in 256 and 11 attempts one in four million; when the service is down,
-   * the backoff (capped by `maxRetryDelay`) makes the 11 attempts last 20-45 s. Bound a `flush()` that
-   * must return sooner with `closeAndFlush({ timeout })`.
+   * attempts lose one request in 256 and 11 attempts one in four million. When the service is down,
+   * the outage breaker stops the retries early: what waits fails with a `ServiceUnavailableError`
+   * (docs/delivery.md, "Outages"). Bound a `flush()` that must return sooner with
+   * `closeAndFlush({ timeout })`.
    * @defaultValue 10
    */
   maxRetries?: number
   /**
    * Base of the exponential backoff between retries, in milliseconds (full jitter: a random delay
    * up to `retryDelay × 2^attempt`, capped by `maxRetryDelay`). At most 2^31−1.
-   * @defaultValue 100
+   * @defaultValue 50
    */
   retryDelay?: number
   /**

@@ -1,0 +1,123 @@
+// The build keeps one statement a line, so that the line Node prints above an uncaught error (and
+// each frame of its stack) is a line a person can read, not a whole module on one line
+// (docs/decisions.md, "Readable errors"). esbuild has no option for indentation, which is a
+// quarter of what its whitespace minifier saves; this removes it after the build: the leading
+// spaces of every line that does not begin inside a template or string literal (whose text the
+// spaces are part of). The source map beside the file is shifted to match.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import ts from 'typescript'
+
+/** Start and end offsets of every literal whose text may span lines. */
+function literalRanges(text) {
+  const source = ts.createSourceFile('built.js', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS)
+  const ranges = []
+  const visit = (node) => {
+    switch (node.kind) {
+      case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
+      case ts.SyntaxKind.TemplateHead:
+      case ts.SyntaxKind.TemplateMiddle:
+      case ts.SyntaxKind.TemplateTail:
+      case ts.SyntaxKind.StringLiteral:
+        ranges.push([node.getStart(source), node.end])
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return ranges.sort((a, b) => a[0] - b[0])
+}
+
+/** `text` with the indentation of each line outside a literal removed, and what each line lost. */
+export function dedent(text) {
+  const ranges = literalRanges(text)
+  const lines = text.split('\n')
+  const removed = []
+  let offset = 0
+  let r = 0
+  for (let i = 0; i < lines.length; i++) {
+    while (r < ranges.length && ranges[r][1] <= offset) r++
+    const inLiteral = r < ranges.length && ranges[r][0] < offset && offset < ranges[r][1]
+    const line = lines[i]
+    const indent = inLiteral ? 0 : line.length - line.trimStart().length
+    offset += line.length + 1
+    removed.push(indent)
+    lines[i] = line.slice(indent)
+  }
+  return { text: lines.join('\n'), removed }
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+/** The base-64 VLQ numbers of one mapping segment. */
+function decodeSegment(segment) {
+  const values = []
+  let value = 0
+  let shift = 0
+  for (const char of segment) {
+    const digit = BASE64.indexOf(char)
+    value += (digit & 31) << shift
+    shift += 5
+    if ((digit & 32) !== 0) continue
+    values.push(value & 1 ? -(value >>> 1) : value >>> 1)
+    value = 0
+    shift = 0
+  }
+  return values
+}
+
+function encode(value) {
+  let vlq = value < 0 ? (-value << 1) | 1 : value << 1
+  let out = ''
+  do {
+    let digit = vlq & 31
+    vlq >>>= 5
+    if (vlq > 0) digit |= 32
+    out += BASE64[digit]
+  } while (vlq > 0)
+  return out
+}
+
+/**
+ * A source map's `mappings` with each generated line's columns moved left by what the line lost.
+ * The fields of a segment are relative to the previous segment, so the whole map is decoded to
+ * absolute numbers and encoded again. A segment that pointed into the removed indentation moves
+ * to the line's start, where the last of them wins.
+ */
+export function shiftMappings(mappings, removed) {
+  const fields = [0, 0, 0, 0, 0] // column (per line), source, line, column, name: absolute
+  const lines = mappings.split(';').map((line, i) => {
+    fields[0] = 0
+    const segments = []
+    for (const segment of line === '' ? [] : line.split(',')) {
+      const values = decodeSegment(segment)
+      values.forEach((value, f) => (fields[f] += value))
+      const absolute = fields.slice(0, values.length)
+      absolute[0] = Math.max(0, absolute[0] - (removed[i] ?? 0))
+      if (segments.length > 0 && segments.at(-1)[0] === absolute[0]) segments.pop()
+      segments.push(absolute)
+    }
+    return segments
+  })
+  const previous = [0, 0, 0, 0, 0]
+  return lines
+    .map((segments) => {
+      previous[0] = 0
+      const encoded = []
+      for (const absolute of segments) {
+        encoded.push(absolute.map((value, f) => encode(value - previous[f])).join(''))
+        absolute.forEach((value, f) => (previous[f] = value))
+      }
+      return encoded.join(',')
+    })
+    .join(';')
+}
+
+/** Removes the indentation of a built file, and shifts its map when there is one. */
+export function dedentFile(file) {
+  const { text, removed } = dedent(readFileSync(file, 'utf8'))
+  writeFileSync(file, text)
+  const mapFile = `${file}.map`
+  if (!existsSync(mapFile)) return
+  const map = JSON.parse(readFileSync(mapFile, 'utf8'))
+  map.mappings = shiftMappings(map.mappings, removed)
+  writeFileSync(mapFile, JSON.stringify(map))
+}
