@@ -1,5 +1,6 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { ValidationError } from '../core/errors'
+import { describeValue } from '../core/describe'
 import { MAX_TIMER_MS } from '../core/limits'
 import { ClientLedger, toError } from './ledger'
 import { callbackError } from '../message/positional'
@@ -216,11 +217,33 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   flush(callback?: Callback): Promise<void> {
+    if (callback !== undefined && typeof callback !== 'function') return this.#flushWithOptions(callback)
     // Messages still in an async plugin are waited for, then flushed with the rest.
     const inPlugins = this.#pipeline?.settled()
     const wantBatch = callback !== undefined
     const outcome = inPlugins === undefined ? this.#scheduler.flush(wantBatch) : inPlugins.then(() => this.#scheduler.flush(wantBatch))
     return this.#ledger.awaitOutcome(outcome, callback)
+  }
+
+  // @segment/analytics-node's `flush({ timeout, close })`: with `close: true` it is
+  // closeAndFlush({ timeout }); anything else is refused, naming what to write instead.
+  #flushWithOptions(given: unknown): Promise<void> {
+    let fields: Readonly<Record<string | symbol, unknown>> | undefined
+    if (typeof given === 'object' && given !== null && !Array.isArray(given)) {
+      try {
+        fields = ownOptions(given, 'options', 'flush')
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    }
+    if (fields !== undefined && fields.close === true && Object.keys(fields).every((key) => key === 'close' || key === 'timeout')) {
+      return this.closeAndFlush(fields.timeout === undefined ? {} : { timeout: fields.timeout as number })
+    }
+    const rule =
+      fields === undefined
+        ? `takes an optional callback (err, batch) => void (got ${describeValue(given)})`
+        : 'takes an optional callback, not options: flush() waits for every message queued before it; to stop intake and bound the wait, call closeAndFlush({ timeout })'
+    return Promise.reject(new ValidationError('callback', rule, 'flush'))
   }
 
   /**
@@ -238,6 +261,12 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   closeAndFlush(options: CloseOptions = {}): Promise<void> {
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      const example = typeof options === 'number' ? `closeAndFlush({ timeout: ${options} })` : 'closeAndFlush({ timeout: 5000 })'
+      return Promise.reject(
+        new ValidationError('options', `must be an object { timeout? } (got ${describeValue(options)}): write ${example}`, 'closeAndFlush'),
+      )
+    }
     let timeout: unknown
     try {
       // Own fields only, read once: an inherited `timeout` (a polluted Object.prototype) is not the caller's.

@@ -269,8 +269,18 @@ export const DEFAULTS = Object.freeze({
   pluginTimeout: 5000,
 })
 
+// One rule for null: an option given as `null` is not given (its default applies), whichever it
+// is (a config read from JSON, `process.env.X ?? null`). It used to be accepted for some options
+// and refused for others.
+function withoutNulls(fields: Readonly<Record<string | symbol, unknown>>): Record<string, unknown> {
+  const out = fields as Record<string, unknown>
+  for (const key of Object.keys(out)) if (out[key] === null) delete out[key]
+  return out
+}
+
 /**
- * Checks the write key and the options and fills in defaults.
+ * Checks the write key and the options and fills in defaults. An option given as `null` counts
+ * as not given.
  * @throws ValidationError naming the option and the rule it breaks.
  */
 export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = {}): ResolvedOptions {
@@ -282,7 +292,7 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
     throw new ValidationError('options', 'must be an object', 'Analytics')
   }
   // Read once, own fields only: an inherited `host` (a polluted Object.prototype) is never used.
-  const o = ownOptions(options, 'options', 'Analytics') as Record<string, unknown>
+  const o = withoutNulls(ownOptions(options, 'options', 'Analytics'))
   const unknown = unknownOptionError(o, KNOWN_OPTIONS) ?? inheritedOptionError(options, KNOWN_OPTIONS)
   if (unknown !== undefined) throw unknown
   return Object.freeze({

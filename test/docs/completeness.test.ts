@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import * as eventrail from '../../src'
-import { DEFAULTS } from '../../src/options'
+import { DEFAULTS } from '../../src/config/options'
 
 // Issue 30: docs/client.md says it has every option, method, event and error, and the TSDoc
 // `@defaultValue`s are the API reference. Both drifted (waitUntil, spool, five error classes
@@ -41,11 +41,11 @@ function publicMembers(file: string, name: string): string[] {
     .map((m) => (m.name as ts.Identifier).text)
 }
 
-const OPTIONS = interfaceMembers('src/options.ts', 'AnalyticsOptions')
-const EVENTS = interfaceMembers('src/observe.ts', 'AnalyticsEvents').map((m) => m.name)
-const METHODS = publicMembers('src/analytics.ts', 'Analytics')
-const DELIVER_METHODS = interfaceMembers('src/deliver-methods.ts', 'DeliverMethods').map((m) => `deliver.${m.name}`)
-const FLUSH_RESULT = interfaceMembers('src/types.ts', 'FlushResult').map((m) => m.name)
+const OPTIONS = interfaceMembers('src/config/options.ts', 'AnalyticsOptions')
+const EVENTS = interfaceMembers('src/client/observe.ts', 'AnalyticsEvents').map((m) => m.name)
+const METHODS = publicMembers('src/client/analytics.ts', 'Analytics')
+const DELIVER_METHODS = interfaceMembers('src/client/deliver-methods.ts', 'DeliverMethods').map((m) => `deliver.${m.name}`)
+const FLUSH_RESULT = interfaceMembers('src/core/types.ts', 'FlushResult').map((m) => m.name)
 const ERROR_CLASSES = Object.entries(eventrail)
   .filter(([, value]) => typeof value === 'function' && value.prototype instanceof Error)
   .map(([name]) => name)
@@ -110,7 +110,7 @@ it("docs/delivery.md's list of error classes has every exported one", () => {
   expect(ERROR_CLASSES.filter((name) => !section.includes(`\`${name}\``))).toEqual([])
 })
 
-describe('the @defaultValue of each option in src/options.ts', () => {
+describe('the @defaultValue of each option in src/config/options.ts', () => {
   /** A tag's value as code would have it: `'text'` → text, 10000 → 10000; undefined when it is prose. */
   function literal(tag: string): unknown {
     const text = tag
