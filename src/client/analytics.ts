@@ -261,10 +261,11 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   closeAndFlush(options: CloseOptions = {}): Promise<void> {
-    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      const example = typeof options === 'number' ? `closeAndFlush({ timeout: ${options} })` : 'closeAndFlush({ timeout: 5000 })'
+    const given: unknown = options
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+      const example = typeof given === 'number' ? `closeAndFlush({ timeout: ${given} })` : 'closeAndFlush({ timeout: 5000 })'
       return Promise.reject(
-        new ValidationError('options', `must be an object { timeout? } (got ${describeValue(options)}): write ${example}`, 'closeAndFlush'),
+        new ValidationError('options', `must be an object { timeout? } (got ${describeValue(given)}): write ${example}`, 'closeAndFlush'),
       )
     }
     let timeout: unknown

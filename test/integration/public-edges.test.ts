@@ -67,7 +67,7 @@ describe('null options', () => {
     'plan',
     'context',
   ])('%s: null is not given (the default applies)', (option) => {
-    const analytics = new Analytics('edge-key', { [option]: null } as never)
+    const analytics = new Analytics('edge-key', { [option]: null })
     expect(analytics).toBeInstanceOf(Analytics)
     void analytics.closeAndFlush()
   })
