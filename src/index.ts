@@ -3,7 +3,7 @@
  * @module eventrail
  */
 export { Analytics } from './client/analytics'
-export type { CloseOptions } from './client/analytics'
+export type { CloseOptions } from './client/close-options'
 export { DEFAULT_HOST, EU_HOST, DEFAULTS } from './config/options'
 export type { AnalyticsOptions } from './config/options'
 export {

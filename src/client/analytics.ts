@@ -1,23 +1,19 @@
 import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { ValidationError } from '../core/errors'
-import { describeValue } from '../core/describe'
-import { MAX_TIMER_MS } from '../core/limits'
-import { ClientLedger, toError } from './ledger'
-import { callbackError } from '../message/positional'
+import { closeTimeoutOf, flushArgumentOf, type CloseOptions } from './close-options'
+import { clientStats, wireClient } from './wiring'
+import { enqueueMessage } from './enqueue'
+import type { ClientLedger } from './ledger'
 import { createIsoClock } from '../message/normalize'
 import { prepareCall, type ParsedLine, type PrepareMessage } from '../message/prepare'
-import type { Serialized } from '../message/serialize'
 import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
-import { normalizeOptions, type AnalyticsOptions, type ResolvedOptions } from '../config/options'
-import { ownOptions } from '../core/own-options'
-import { FlushScheduler } from '../queue/scheduler'
-import type { DurabilityFactory } from '../queue/durability'
-import { startSpool } from '../durability/spool-start'
+import type { AnalyticsOptions, ResolvedOptions } from '../config/options'
+import { normalizeOptions } from '../config/normalize-options'
+import type { FlushScheduler } from '../queue/scheduler'
 import { IMPORT_VIEW, QUEUE_PARSED_LINE } from '../core/internal'
 import type { ImportClient } from '../core/import-source'
 import { importThroughPipeline } from './import-view'
-import { asRefusal, createPipelineSink } from './pipeline-sink'
-import { MessagePipeline } from '../pipeline/pipeline'
+import type { MessagePipeline } from '../pipeline/pipeline'
 import type { TrackingPlan } from '../plan/define-plan'
 import type {
   AliasMessage,
@@ -32,15 +28,6 @@ import type {
   Traits,
   TrackMessage,
 } from '../core/types'
-
-/** Options of {@link Analytics.closeAndFlush}. */
-export interface CloseOptions {
-  /**
-   * Milliseconds to wait for every message to have an outcome; past it the rest fail with a
-   * `TimeoutError`. Default: no limit other than the retry limits.
-   */
-  timeout?: number
-}
 
 /**
  * A client bound to one write key and one host. Message methods validate, serialize and queue
@@ -72,25 +59,10 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   constructor(writeKey: string, options?: AnalyticsOptions & { plan?: TrackingPlan<Events, UserTraits, GroupTraits> }) {
     this.#options = normalizeOptions(writeKey, options)
-    const ledger = new ClientLedger(this.#options, this.#observers)
-    this.#ledger = ledger
-    this.#scheduler = new FlushScheduler(
-      this.#options,
-      {
-        requestDone: (path, entries, bytes, error, durationMs, replayed) =>
-          ledger.requestDone(path, entries.length, bytes, error, durationMs, replayed),
-        retry: (info) => ledger.retry(info),
-        report: (err) => ledger.report(toError(err)),
-        breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
-      },
-      spoolFactory(this.#options, ledger),
-    )
-    const { plugins, pluginTimeoutMs, context, plan, planMode } = this.#options
-    // Only with plugins, a context option or a plan: without them a message's path is unchanged.
-    if (plugins !== undefined || context !== undefined || plan !== undefined) {
-      const sink = createPipelineSink(this.#scheduler, ledger, this.#options.waitUntil)
-      this.#pipeline = new MessagePipeline({ plugins, pluginTimeoutMs, context, plan, planMode }, sink, this.#clock)
-    }
+    const parts = wireClient(this.#options, this.#observers, this.#clock)
+    this.#ledger = parts.ledger
+    this.#scheduler = parts.scheduler
+    this.#pipeline = parts.pipeline
   }
 
   /**
@@ -225,25 +197,9 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     return this.#ledger.awaitOutcome(outcome, callback)
   }
 
-  // @segment/analytics-node's `flush({ timeout, close })`: with `close: true` it is
-  // closeAndFlush({ timeout }); anything else is refused, naming what to write instead.
   #flushWithOptions(given: unknown): Promise<void> {
-    let fields: Readonly<Record<string | symbol, unknown>> | undefined
-    if (typeof given === 'object' && given !== null && !Array.isArray(given)) {
-      try {
-        fields = ownOptions(given, 'options', 'flush')
-      } catch (err) {
-        return Promise.reject(err)
-      }
-    }
-    if (fields !== undefined && fields.close === true && Object.keys(fields).every((key) => key === 'close' || key === 'timeout')) {
-      return this.closeAndFlush(fields.timeout === undefined ? {} : { timeout: fields.timeout as number })
-    }
-    const rule =
-      fields === undefined
-        ? `takes an optional callback (err, batch) => void (got ${describeValue(given)})`
-        : 'takes an optional callback, not options: flush() waits for every message queued before it; to stop intake and bound the wait, call closeAndFlush({ timeout })'
-    return Promise.reject(new ValidationError('callback', rule, 'flush'))
+    const asked = flushArgumentOf(given)
+    return asked instanceof ValidationError ? Promise.reject(asked) : this.closeAndFlush(asked.close)
   }
 
   /**
@@ -261,31 +217,9 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   closeAndFlush(options: CloseOptions = {}): Promise<void> {
-    const given: unknown = options
-    if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-      const example = typeof given === 'number' ? `closeAndFlush({ timeout: ${given} })` : 'closeAndFlush({ timeout: 5000 })'
-      return Promise.reject(
-        new ValidationError('options', `must be an object { timeout? } (got ${describeValue(given)}): write ${example}`, 'closeAndFlush'),
-      )
-    }
-    let timeout: unknown
-    try {
-      // Own fields only, read once: an inherited `timeout` (a polluted Object.prototype) is not the caller's.
-      timeout = typeof options === 'object' && options !== null ? ownOptions(options, 'options', 'closeAndFlush').timeout : undefined
-    } catch (err) {
-      return Promise.reject(err)
-    }
-    // A timer cannot wait past 2^31-1 ms (it would fire at once); Infinity means no limit.
-    if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout >= 0) || (timeout > MAX_TIMER_MS && timeout !== Infinity))) {
-      return Promise.reject(
-        new ValidationError(
-          'timeout',
-          `must be a number from 0 to ${MAX_TIMER_MS} (milliseconds), or Infinity for no limit`,
-          'closeAndFlush',
-        ),
-      )
-    }
-    const timeoutMs = timeout === Infinity ? undefined : timeout
+    const parsed = closeTimeoutOf(options)
+    if (parsed instanceof ValidationError) return Promise.reject(parsed)
+    const { timeoutMs } = parsed
     const pipeline = this.#pipeline
     pipeline?.close()
     // Messages still in an async plugin go on (within the timeout); later ones are refused. Past
@@ -332,22 +266,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * ```
    */
   stats(): AnalyticsStats {
-    const attempts = this.#scheduler.attempts
-    const { completed, ...counts } = this.#ledger.counts()
-    const queued = this.#scheduler.queued
-    const inFlight = this.#scheduler.inFlight
-    return {
-      queued,
-      inPlugins: this.#pipeline?.pending ?? 0,
-      inFlight,
-      ...counts,
-      accepted: completed + queued + inFlight,
-      queueCapacity: this.#options.maxQueueSize,
-      requestsInFlight: attempts.active,
-      inFlightLimit: attempts.limit,
-      breaker: this.#scheduler.breaker,
-      ...(this.#scheduler.spool === undefined ? {} : { spool: this.#scheduler.spool }),
-    }
+    return clientStats(this.#options, this.#ledger, this.#scheduler, this.#pipeline)
   }
 
   /**
@@ -372,36 +291,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   }
 
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
-    if (callback !== undefined && typeof callback !== 'function') {
-      // There is no callback to give the error to: errorHandler, else a throw.
-      this.#ledger.refuse(callbackError(type, message, callback), undefined, true)
-      return this
-    }
-    if (this.#pipeline !== undefined) {
-      this.#pipeline.enqueue(type, message, callback, 'call', true)
-      return this
-    }
-    let serialized: Serialized
-    try {
-      // Read once: validation, normalization and serialization see only the client's own copy.
-      serialized = prepare(type, message, this.#clock)
-    } catch (err) {
-      this.#ledger.refuse(asRefusal(type, err), callback, true)
-      return this
-    }
-    const refused = this.#scheduler.enqueue(serialized, type === 'alias', callback)
-    if (refused !== undefined) this.#ledger.refuse(refused, callback, false)
+    enqueueMessage(this.#ledger, this.#scheduler, this.#pipeline, this.#clock, type, message, callback, prepare)
     return this
   }
-}
-
-// With the spool option, each message is written down before the call returns (loaded only then).
-function spoolFactory(options: ResolvedOptions, ledger: ClientLedger): DurabilityFactory | undefined {
-  const spool = options.spool
-  if (spool === undefined) return undefined
-  return (host) =>
-    startSpool(spool, options.writeKey, options.host, host, {
-      report: (err) => ledger.report(toError(err)),
-      replay: (count, torn) => ledger.replay(count, torn),
-    })
 }

@@ -1,5 +1,5 @@
 import { Analytics, ValidationError } from '../../src'
-import { KNOWN_OPTIONS } from '../../src/config/options'
+import { KNOWN_OPTIONS } from '../../src/config/normalize-options'
 import { closestName } from '../../src/config/option-mistakes'
 
 // Issue 25: the mistakes a newcomer makes first, and the exact text each one now gets.

@@ -1,4 +1,5 @@
-import { normalizeOptions, DEFAULTS, DEFAULT_HOST } from '../../src/config/options'
+import { DEFAULTS, DEFAULT_HOST } from '../../src/config/options'
+import { normalizeOptions } from '../../src/config/normalize-options'
 import { Analytics, ValidationError } from '../../src'
 
 describe('normalizeOptions', () => {
