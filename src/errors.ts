@@ -103,3 +103,18 @@ export class SpoolError extends EventrailError {
     super(message)
   }
 }
+
+/**
+ * The service kept refusing this one message while it accepted the others: its request failed
+ * (5xx, 408, no answer) and was split, as a too-large batch is, until the message stood alone, and
+ * it went on failing alone, retried as usual, while requests that started after its batch first
+ * failed were accepted. The message itself is the problem (the service cannot take it), not the
+ * service: it fails with this error instead of holding back the others or opening the outage
+ * breaker, and with a spool its record is acked, not sent again on every start. `status` is the
+ * last HTTP status when there was one.
+ */
+export class PoisonMessageError extends DeliveryError {
+  override name = 'PoisonMessageError'
+  /** Always true: what code that cannot use `instanceof` (the spool, another copy of the library) reads. */
+  readonly isPoison = true
+}

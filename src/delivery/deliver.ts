@@ -1,7 +1,8 @@
-import { DeliveryError, ServiceUnavailableError, TimeoutError } from '../errors'
+import { DeliveryError, PoisonMessageError, ServiceUnavailableError, TimeoutError } from '../errors'
 import type { AttemptSignal } from '../queue/in-flight-limit'
 import { setUnrefTimeout } from '../timers'
 import type { AttemptVerdict } from './breaker'
+import { afterFailure, FAILURES_TO_SPLIT, SplitBatch, splitTrouble, type BatchTrouble } from './isolation'
 import { describeRedirect, isRedirectStatus } from './redirect'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
 import type { Release } from './socket-gate'
@@ -31,6 +32,8 @@ export interface AttemptReport {
   readonly startedMs: number
   /** Whether the attempt was the breaker's probe. */
   readonly isProbe: boolean
+  /** A failure of a request that keeps failing while the service accepts others: not a sign of overload or of an outage. */
+  readonly isBatchProblem?: boolean
   /** The status, when the service answered. */
   readonly status?: number | undefined
   /** The beginning of the body of an error answer, quoted. */
@@ -45,6 +48,12 @@ export interface RequestInfo {
   readonly sinceMs: number
   /** Whether it is the outage breaker's probe: one attempt, no retry. */
   readonly isProbe: boolean
+  /** How many messages it carries: several are split when they keep failing while others get through; one then fails alone. */
+  readonly count: number
+  /** What it knows of its batch's failures (the halves of a split batch start from their parent's). */
+  readonly trouble: BatchTrouble
+  /** A batch request's place among the batches in flight, lent out while it waits for a retry; none for others. */
+  readonly place?: { lend(): void; reclaim(): void }
 }
 
 /** What the attempt loop needs: the transport, the policy, and the scheduler's clock and timers. */
@@ -66,6 +75,10 @@ export interface DeliveryContext {
   readonly reclaimSlot: () => void
   /** Resolves when the request, its wait over, holds an in-flight slot again. */
   readonly resumeSlot: (signal: AbortSignal) => Promise<void>
+  /** When the latest attempt that the service accepted (2xx) started, ms, client-wide. */
+  readonly lastAcceptedStartMs: () => number
+  /** The longest a backoff may wait now: shorter while failures build a run (the outage breaker). */
+  readonly retryWaitCapMs: () => number
   /** Resolves when a retry may start under the request-rate limit. */
   readonly rateSlot: (signal: AbortSignal) => Promise<void>
   readonly now: () => number
@@ -80,11 +93,15 @@ export interface DeliveryContext {
  * in-flight slot; every attempt reports what it said about the service, and the wait before a
  * retry may lend the slot out. No retry starts while the outage breaker is open, and none ends
  * past `maxRetryTime` from the time the request's oldest message was queued. A redirect is never
- * followed: the write key and the messages go only to the configured host.
+ * followed: the write key and the messages go only to the configured host. A request of several
+ * messages that keeps failing while the service accepts others is not retried whole: it throws a
+ * {@link SplitBatch} for the caller to send its halves; one message that keeps failing alone so
+ * fails with a {@link PoisonMessageError}. Those failures are not reported as overload or outage.
  * @param stop - aborted when the client gives up on the request (the `closeAndFlush` timeout): one
  * signal per request, so nothing of one request (in Workers: of one incoming request) touches another.
  * @throws DeliveryError when it fails for good (a ServiceUnavailableError while the breaker is
- * open); TimeoutError when `stop` aborts it.
+ * open, a PoisonMessageError for a message that fails alone); SplitBatch to be split; TimeoutError
+ * when `stop` aborts it.
  */
 export async function deliverRequest(
   path: string,
@@ -94,6 +111,8 @@ export async function deliverRequest(
   request: RequestInfo,
 ): Promise<void> {
   const { sinceMs, isProbe } = request
+  let trouble = request.trouble
+  let failures = 0
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
       const outage = ctx.outage(path)
@@ -116,6 +135,7 @@ export async function deliverRequest(
     const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, budgetMs))
     let signal: AttemptSignal = 'neutral'
     let verdict: AttemptVerdict = 'alive'
+    let isBatchProblem = false
     try {
       const response = await attemptOnce(path, body, ctx, timeoutMs, stop)
       status = response.status
@@ -144,19 +164,43 @@ export async function deliverRequest(
       verdict = err instanceof AttemptTimeout && timeoutMs === ctx.timeoutMs ? 'timeout' : 'failed'
     } finally {
       release?.()
-      ctx.attemptEnded(path, { signal, verdict, startedMs, isProbe, status, body: said, error })
+      if (verdict !== 'alive' && !isProbe) {
+        failures += 1
+        ;({ trouble, isBatchProblem } = afterFailure(trouble, startedMs, ctx.lastAcceptedStartMs()))
+      }
+      ctx.attemptEnded(path, {
+        signal: isBatchProblem ? 'neutral' : signal,
+        verdict,
+        startedMs,
+        isProbe,
+        isBatchProblem,
+        status,
+        body: said,
+        error,
+      })
     }
     const outage = ctx.outage(path)
     if (outage !== undefined) throw outage
     const delayMs = nextRetryDelayMs(attempt, ctx.now() - sinceMs, retryAfterMs, ctx.policy, ctx.random)
-    if (delayMs === undefined) {
-      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, said)}`
-      throw new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
-        cause: error,
-      })
+    const failure = { status, said, error, attempts: attempt + 1 }
+    // With no retry left (or no time), a batch problem splits at once: the halves each make a first
+    // attempt, as every request does, rather than the whole batch failing with what one message did.
+    const halves =
+      delayMs !== undefined
+        ? splitTrouble(request.count, failures, trouble, isBatchProblem)
+        : isBatchProblem
+          ? splitTrouble(request.count, FAILURES_TO_SPLIT, trouble, true)
+          : undefined
+    if (halves !== undefined) {
+      // Its messages go again at once, in halves: for the counts, that is this request's retry.
+      ctx.onRetry({ path, attempt: attempt + 1, delayMs: 0, status, error })
+      throw new SplitBatch(halves)
     }
-    ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
-    await waitForRetry(path, delayMs, ctx, stop, { status, attempts: attempt + 1 })
+    if (delayMs === undefined) throw gaveUp(path, ctx, failure, isBatchProblem && request.count === 1)
+    // A wait the service asked for is kept; the backoff is shortened while failures build a run.
+    const waitMs = retryAfterMs === undefined ? Math.min(delayMs, ctx.retryWaitCapMs()) : delayMs
+    ctx.onRetry({ path, attempt: attempt + 1, delayMs: waitMs, status, error })
+    await waitForRetry(path, waitMs, ctx, stop, { status, attempts: attempt + 1 }, request.place)
   }
 }
 
@@ -174,6 +218,25 @@ function answered(status: number, body: string | undefined): string {
   return body === undefined ? String(status) : `${status} (${body})`
 }
 
+/** The error of a request whose retries ran out: a PoisonMessageError for one message that failed alone while others got through. */
+function gaveUp(
+  path: string,
+  ctx: DeliveryContext,
+  last: { status: number | undefined; said: string | undefined; error: Error | undefined; attempts: number },
+  isPoison: boolean,
+): DeliveryError {
+  const { status, error, attempts } = last
+  const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, last.said)}`
+  if (!isPoison)
+    return new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempts} attempts)`, status, attempts, { cause: error })
+  return new PoisonMessageError(
+    `${ctx.host}${path}: ${reason} to this message in a request of its own, again and again, while it accepted other requests: the message itself is what fails (gave up after ${attempts} attempts)`,
+    status,
+    attempts,
+    { cause: error },
+  )
+}
+
 function outOfTime(path: string, ctx: DeliveryContext, attempts: number): DeliveryError {
   const limit = ctx.policy.maxTotalMs
   return new DeliveryError(
@@ -189,16 +252,24 @@ async function waitForRetry(
   ctx: DeliveryContext,
   stop: AbortSignal,
   last: { status: number | undefined; attempts: number },
+  place: RequestInfo['place'],
 ): Promise<void> {
+  // A request waiting for its retry holds neither an in-flight slot nor a batch place: one
+  // request's retries never hold up the others (it takes both back, over the limit if need be).
+  place?.lend()
   ctx.pauseSlot()
+  let holdsPlace = false
   let holdsSlot = false
   try {
     await ctx.sleep(delayMs, stop, path)
+    place?.reclaim()
+    holdsPlace = true
     await ctx.resumeSlot(stop)
     holdsSlot = true
     await ctx.rateSlot(stop)
   } catch (err) {
-    // The request ends here and gives its slot back: it must hold one again to give.
+    // The request ends here and gives its slot and place back: it must hold them again to give.
+    if (!holdsPlace) place?.reclaim()
     if (!holdsSlot) ctx.reclaimSlot()
     if (stop.aborted) throw givenUp(path, stop.reason)
     if (err instanceof ServiceUnavailableError) throw err

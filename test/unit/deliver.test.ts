@@ -1,4 +1,5 @@
 import { deliverRequest, type DeliveryContext } from '../../src/delivery/deliver'
+import { NO_TROUBLE } from '../../src/delivery/isolation'
 import { DeliveryError, TimeoutError } from '../../src'
 
 function context(overrides: Partial<DeliveryContext>): DeliveryContext {
@@ -13,6 +14,8 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     pauseSlot: () => undefined,
     resumeSlot: () => Promise.resolve(),
     reclaimSlot: () => undefined,
+    lastAcceptedStartMs: () => -Infinity,
+    retryWaitCapMs: () => Infinity,
     rateSlot: () => Promise.resolve(),
     now: () => 0,
     random: () => 0.5,
@@ -21,7 +24,7 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
   }
 }
 
-const REQUEST = { sinceMs: 0, isProbe: false }
+const REQUEST = { sinceMs: 0, isProbe: false, count: 1, trouble: NO_TROUBLE }
 
 describe('deliverRequest', () => {
   it('names what failed during a retry wait, instead of blaming a closeAndFlush that never happened', async () => {
