@@ -52,6 +52,8 @@ export interface RequestInfo {
   readonly count: number
   /** What it knows of its batch's failures (the halves of a split batch start from their parent's). */
   readonly trouble: BatchTrouble
+  /** Told what it knows after each failed attempt (a request sent again keeps it). */
+  readonly troubled?: (trouble: BatchTrouble) => void
   /** A batch request's place among the batches in flight, lent out while it waits for a retry; none for others. */
   readonly place?: { lend(): void; reclaim(): void }
 }
@@ -167,6 +169,7 @@ export async function deliverRequest(
       if (verdict !== 'alive' && !isProbe) {
         failures += 1
         ;({ trouble, isBatchProblem } = afterFailure(trouble, startedMs, ctx.lastAcceptedStartMs()))
+        request.troubled?.(trouble)
       }
       ctx.attemptEnded(path, {
         signal: isBatchProblem ? 'neutral' : signal,

@@ -1,7 +1,7 @@
 import { DeliveryError, ServiceUnavailableError } from '../errors'
 import { MAX_BATCH_BYTES } from '../limits'
 import { deliverRequest } from '../delivery/deliver'
-import { NO_TROUBLE, SplitBatch, type BatchTrouble } from '../delivery/isolation'
+import { SplitBatch, type BatchTrouble } from '../delivery/isolation'
 import type { ResolvedOptions } from '../options'
 import type { SpoolFlow } from '../spool/index'
 import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
@@ -93,7 +93,7 @@ export class RequestPump {
       }
       if (lane === 'resend') {
         const resend = this.#requests.takeResend() as Resend
-        this.#start(resend.entries, false, false, resend.trouble)
+        this.#start(resend.entries, false, false, resend)
         continue
       }
       // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
@@ -125,11 +125,11 @@ export class RequestPump {
     this.#probeNewer = false
     if (lane !== 'resend') return this.#start(this.#lanes.take(lane, Infinity, MAX_BATCH_BYTES), false, true)
     const resend = this.#requests.takeResend() as Resend
-    this.#start(resend.entries, false, true, resend.trouble)
+    this.#start(resend.entries, false, true, resend)
   }
 
-  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false, trouble: BatchTrouble = NO_TROUBLE): void {
-    const request = createRequest(entries, isPartial, trouble)
+  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false, resend?: Resend): void {
+    const request = createRequest(entries, isPartial, resend)
     this.#requests.add(request)
     if (request.path === '/v1/batch') this.#send.batchLimit.start(isPartial)
     if (!this.#options.enable) {
@@ -143,7 +143,10 @@ export class RequestPump {
       : ((context.transport.acceptsBytes ? buildBatchBytes(entries, sentAt, request.bytes) : undefined) ?? buildBatchBody(entries, sentAt))
     const limit = this.#send.batchLimit
     const place = request.path === '/v1/batch' ? { lend: () => limit.lend(isPartial), reclaim: () => limit.reclaim(isPartial) } : undefined
-    const info = { sinceMs: entries[0].at, isProbe, count: entries.length, trouble, place }
+    const troubled = (trouble: BatchTrouble): void => {
+      request.trouble = trouble
+    }
+    const info = { sinceMs: request.sinceMs, isProbe, count: entries.length, trouble: request.trouble, troubled, place }
     deliverRequest(request.path, body, context, request.stop.signal, info).then(
       () => this.#finish(request, undefined, isProbe),
       (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err)), isProbe),
@@ -172,7 +175,7 @@ export class RequestPump {
     if (error !== undefined && this.#owner.spool()?.waitsAgain(error) === true) {
       // With a spool, what the service did not take waits for it (on disk), first in line; after a
       // failed probe, last in line.
-      this.#requests.requeue(request.entries, isProbe)
+      this.#requests.requeue(request, isProbe)
       if (isProbe) this.#probeNewer = true
       this.pump()
       return

@@ -15,21 +15,28 @@ export interface Request {
   readonly stop: AbortController
   /** When it started, ms: its duration goes to `flush` and `drop` listeners. */
   readonly startedMs: number
-  /** What it knows of its batch's failures: a half of a split batch starts from its parent's. */
-  readonly trouble: BatchTrouble
+  /** When `maxRetryTime` started to run for it, ms: its oldest message's call, or when it was put back to wait for the service (a spool). */
+  readonly sinceMs: number
+  /** What it knows of its batch's failures (updated as its attempts fail): a half of a split batch starts from its parent's. */
+  trouble: BatchTrouble
 }
 
 /** Messages to send again before anything queued later (a half of a split batch, or a request the service did not take), and what their batch knows of its failures. */
 export interface Resend {
   readonly entries: QueuedEntry[]
   readonly trouble: BatchTrouble
+  /** When `maxRetryTime` started to run for them, ms. */
+  readonly sinceMs: number
 }
 
-/** The request for `entries`: an alias alone to `/v1/alias`, anything else to `/v1/batch`. */
-export function createRequest(entries: QueuedEntry[], isPartial: boolean, trouble: BatchTrouble = NO_TROUBLE): Request {
+/** The request for `entries` (sent again: `resend`): an alias alone to `/v1/alias`, anything else to `/v1/batch`. */
+export function createRequest(entries: QueuedEntry[], isPartial: boolean, resend?: Resend): Request {
   const path = entries[0].isAlias ? '/v1/alias' : '/v1/batch'
   const startedMs = Date.now()
-  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop: new AbortController(), startedMs, trouble }
+  const trouble = resend?.trouble ?? NO_TROUBLE
+  const sinceMs = resend?.sinceMs ?? entries[0].at
+  const stop = new AbortController()
+  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop, startedMs, sinceMs, trouble }
 }
 
 /**
@@ -66,16 +73,18 @@ export class OpenRequests {
 
   /** A batch of several messages that kept failing while others got through: its halves go on their own, starting from `trouble`. */
   splitFailing(request: Request, trouble: BatchTrouble): void {
-    for (const entries of splitInHalves(request.entries)) this.#resends.push({ entries, trouble })
+    for (const entries of splitInHalves(request.entries)) this.#resends.push({ entries, trouble, sinceMs: request.sinceMs })
   }
 
   /**
-   * The entries of a request to send again (with a spool, when the service did not take them), in
-   * order of age; `atBack`: after every other one (a probe that failed: the next probe carries
-   * something else, so that one message the service refuses cannot keep it from closing the breaker).
+   * A request to send again (with a spool, when the service did not take it), in order of age;
+   * `atBack`: after every other one (a probe that failed: the next probe carries something else, so
+   * that one message the service refuses cannot keep it from closing the breaker). It keeps what
+   * it knows of its failures, and its retries start over: a new `maxRetryTime` (with backoff),
+   * not one attempt at a time with no wait between.
    */
-  requeue(entries: QueuedEntry[], atBack = false): void {
-    this.#resends.push({ entries, trouble: NO_TROUBLE })
+  requeue(request: Request, atBack = false): void {
+    this.#resends.push({ entries: request.entries, trouble: request.trouble, sinceMs: Date.now() })
     if (!atBack) this.#resends.sort((a, b) => a.entries[0].seq - b.entries[0].seq)
   }
 
