@@ -1,9 +1,11 @@
-import { DeliveryError, PoisonMessageError, ServiceUnavailableError, TimeoutError } from '../errors'
+import { DeliveryError, type ServiceUnavailableError } from '../errors'
+import { answered, gaveUp, givenUp, outOfTime } from './attempt-errors'
 import type { AttemptSignal } from '../queue/in-flight-limit'
 import { setUnrefTimeout } from '../timers'
 import type { AttemptVerdict } from './breaker'
 import { afterFailure, FAILURES_TO_SPLIT, SplitBatch, splitTrouble, type BatchTrouble } from './isolation'
 import { describeRedirect, isRedirectStatus } from './redirect'
+import { waitForRetry } from './retry-wait'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry'
 import type { Release } from './socket-gate'
 import type { RequestBody, Transport, TransportResponse } from './transport'
@@ -132,7 +134,7 @@ export async function deliverRequest(
     const budgetMs = attempt === 0 ? ctx.policy.maxTotalMs : ctx.policy.maxTotalMs - (startedMs - sinceMs)
     if (budgetMs <= 0) {
       release?.()
-      throw outOfTime(path, ctx, attempt)
+      throw outOfTime(`${ctx.host}${path}`, ctx.policy.maxTotalMs, attempt)
     }
     const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, budgetMs))
     let signal: AttemptSignal = 'neutral'
@@ -199,7 +201,7 @@ export async function deliverRequest(
       ctx.onRetry({ path, attempt: attempt + 1, delayMs: 0, status, error })
       throw new SplitBatch(halves)
     }
-    if (delayMs === undefined) throw gaveUp(path, ctx, failure, isBatchProblem && request.count === 1)
+    if (delayMs === undefined) throw gaveUp(`${ctx.host}${path}`, failure, isBatchProblem && request.count === 1)
     // A wait the service asked for is kept; the backoff is shortened while failures build a run.
     const waitMs = retryAfterMs === undefined ? Math.min(delayMs, ctx.retryWaitCapMs()) : delayMs
     ctx.onRetry({ path, attempt: attempt + 1, delayMs: waitMs, status, error })
@@ -213,72 +215,6 @@ async function acquireSocket(path: string, ctx: DeliveryContext, stop: AbortSign
     return await ctx.transport.acquire(stop)
   } catch (err) {
     throw stop.aborted ? givenUp(path, stop.reason) : err
-  }
-}
-
-/** A status and, when the service said why, the beginning of what it said. */
-function answered(status: number, body: string | undefined): string {
-  return body === undefined ? String(status) : `${status} (${body})`
-}
-
-/** The error of a request whose retries ran out: a PoisonMessageError for one message that failed alone while others got through. */
-function gaveUp(
-  path: string,
-  ctx: DeliveryContext,
-  last: { status: number | undefined; said: string | undefined; error: Error | undefined; attempts: number },
-  isPoison: boolean,
-): DeliveryError {
-  const { status, error, attempts } = last
-  const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, last.said)}`
-  if (!isPoison)
-    return new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempts} attempts)`, status, attempts, { cause: error })
-  return new PoisonMessageError(
-    `${ctx.host}${path}: ${reason} to this message in a request of its own, again and again, while it accepted other requests: the message itself is what fails (gave up after ${attempts} attempts)`,
-    status,
-    attempts,
-    { cause: error },
-  )
-}
-
-function outOfTime(path: string, ctx: DeliveryContext, attempts: number): DeliveryError {
-  const limit = ctx.policy.maxTotalMs
-  return new DeliveryError(
-    `${ctx.host}${path}: no time left for a retry within maxRetryTime (${limit} ms from the oldest message's call; gave up after ${attempts} attempts)`,
-    undefined,
-    attempts,
-  )
-}
-
-async function waitForRetry(
-  path: string,
-  delayMs: number,
-  ctx: DeliveryContext,
-  stop: AbortSignal,
-  last: { status: number | undefined; attempts: number },
-  place: RequestInfo['place'],
-): Promise<void> {
-  // A request waiting for its retry holds neither an in-flight slot nor a batch place: one
-  // request's retries never hold up the others (it takes both back, over the limit if need be).
-  place?.lend()
-  ctx.pauseSlot()
-  let holdsPlace = false
-  let holdsSlot = false
-  try {
-    await ctx.sleep(delayMs, stop, path)
-    place?.reclaim()
-    holdsPlace = true
-    await ctx.resumeSlot(stop)
-    holdsSlot = true
-    await ctx.rateSlot(stop)
-  } catch (err) {
-    // The request ends here and gives its slot and place back: it must hold them again to give.
-    if (!holdsPlace) place?.reclaim()
-    if (!holdsSlot) ctx.reclaimSlot()
-    if (stop.aborted) throw givenUp(path, stop.reason)
-    if (err instanceof ServiceUnavailableError) throw err
-    // Not the closeAndFlush timeout: something failed while waiting (a timer the runtime refused).
-    const cause = err instanceof Error ? err : new Error(String(err))
-    throw new DeliveryError(`${path}: the wait before a retry failed (${cause.message})`, last.status, last.attempts, { cause })
   }
 }
 
@@ -312,8 +248,4 @@ async function attemptOnce(
 /** An attempt that got no answer within its timeout. */
 class AttemptTimeout extends Error {
   override name = 'TimeoutError'
-}
-
-function givenUp(path: string, cause: unknown): TimeoutError {
-  return new TimeoutError(`${path}: the client stopped waiting for this request (closeAndFlush timeout)`, { cause })
 }

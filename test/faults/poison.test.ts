@@ -22,7 +22,7 @@ const POISON = 'poison'
 const refusesPoison = (messages: any[]): number => (messages.some((m) => m?.messageId === POISON) ? 500 : 200)
 
 function client(url: string, changes: BreakerChange[]): Analytics {
-  analytics = new Analytics('poison-key', { host: url, maxRetryTime: 4_000, errorHandler: () => undefined })
+  analytics = new Analytics('poison-key', { host: url, maxRetryTime: 3_000, errorHandler: () => undefined })
   analytics.on('breaker', (change) => changes.push(change))
   return analytics
 }
