@@ -81,7 +81,8 @@ describe('a message the service refuses (500) while it accepts every other', () 
   it('the message alone is retried without holding back the others: they are delivered while it still waits for its outcome', async () => {
     server = await startJudgingServer(refusesPoison)
     const changes: BreakerChange[] = []
-    analytics = new Analytics('poison-key', { host: server.url, errorHandler: () => undefined })
+    // flushAt 10: every tick's messages leave at once (none waits for the 10 s flushInterval).
+    analytics = new Analytics('poison-key', { host: server.url, flushAt: 10, errorHandler: () => undefined })
     analytics.on('breaker', (change) => changes.push(change))
     const outcomes = new Outcomes()
     analytics.track(trackMessage(POISON), outcomes.callback(POISON))
