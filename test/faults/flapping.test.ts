@@ -6,7 +6,7 @@ import { Outcomes, trackMessage } from './outcomes'
 // Issue 29, "A flapping service opens the breaker": a service down for 0.5 s (503), then up for
 // 0.5 s, over and over. It is not down: the outage breaker must not open, and every message is
 // delivered. Defaults throughout; no time is asserted. On the code before the fix the steady runs
-// failed in about one run in three here (a batch waiting for its retry held the only batch place
+// failed 2 of 6 runs here (a batch waiting for its retry held the only batch place
 // through an up phase, and the breaker counted failures on both sides of it); the pure rule is
 // pinned in test/unit/breaker.test.ts.
 
