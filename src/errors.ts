@@ -106,7 +106,7 @@ export class SpoolError extends EventrailError {
 
 /**
  * The service kept refusing this one message while it accepted the others: its request failed
- * (5xx, 408, no answer) and was split, as a too-large batch is, until the message stood alone, and
+ * (5xx other than 503, 408, no answer) and was split, as a too-large batch is, until the message stood alone, and
  * it went on failing alone, retried as usual, while requests that started after its batch first
  * failed were accepted. The message itself is the problem (the service cannot take it), not the
  * service: it fails with this error instead of holding back the others or opening the outage

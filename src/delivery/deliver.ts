@@ -34,7 +34,7 @@ export interface AttemptReport {
   readonly startedMs: number
   /** Whether the attempt was the breaker's probe. */
   readonly isProbe: boolean
-  /** A failure of a request that keeps failing while the service accepts others: not a sign of overload or of an outage. */
+  /** A failure of a request that keeps failing while the service accepts others: not a sign of an outage. */
   readonly isBatchProblem?: boolean
   /** The status, when the service answered. */
   readonly status?: number | undefined
@@ -100,7 +100,7 @@ export interface DeliveryContext {
  * followed: the write key and the messages go only to the configured host. A request of several
  * messages that keeps failing while the service accepts others is not retried whole: it throws a
  * {@link SplitBatch} for the caller to send its halves; one message that keeps failing alone so
- * fails with a {@link PoisonMessageError}. Those failures are not reported as overload or outage.
+ * fails with a {@link PoisonMessageError}. Those failures are not evidence of an outage.
  * @param stop - aborted when the client gives up on the request (the `closeAndFlush` timeout): one
  * signal per request, so nothing of one request (in Workers: of one incoming request) touches another.
  * @throws DeliveryError when it fails for good (a ServiceUnavailableError while the breaker is
@@ -168,13 +168,14 @@ export async function deliverRequest(
       verdict = err instanceof AttemptTimeout && timeoutMs === ctx.timeoutMs ? 'timeout' : 'failed'
     } finally {
       release?.()
-      if (verdict !== 'alive' && !isProbe) {
+      // A 503 says the service is busy or down, never that the batch is wrong: it is not isolated.
+      if (verdict !== 'alive' && !isProbe && status !== 503) {
         failures += 1
         ;({ trouble, isBatchProblem } = afterFailure(trouble, startedMs, ctx.lastAcceptedStartMs()))
         request.troubled?.(trouble)
       }
       ctx.attemptEnded(path, {
-        signal: isBatchProblem ? 'neutral' : signal,
+        signal,
         verdict,
         startedMs,
         isProbe,

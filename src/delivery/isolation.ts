@@ -2,8 +2,9 @@
  * Telling a batch problem from a service problem, as values. A request whose attempts keep failing
  * while the service accepts requests that started after its batch first failed carries something
  * the service refuses: it is split in halves, as a too-large batch is, until what fails stands
- * alone, and its failures say nothing about the service (the outage breaker and the in-flight
- * limits do not count them). Pure: the caller passes in the clock readings and the client-wide
+ * alone, and its failures are not evidence of an outage (the breaker does not count them; the
+ * in-flight limits still do, as for any 5xx). A 503 is never taken for a batch problem: it says the
+ * service is busy or down. Pure: the caller passes in the clock readings and the client-wide
  * record of accepted requests.
  */
 
@@ -26,7 +27,7 @@ export const NO_TROUBLE: BatchTrouble = Object.freeze({ sinceMs: undefined, spli
 export const FAILURES_TO_SPLIT = 2
 
 /**
- * An attempt of the request that started at `startedMs` failed (5xx, 408, no answer): the batch's
+ * An attempt of the request that started at `startedMs` failed (5xx but 503, 408, no answer): the batch's
  * trouble from now on, and whether this failure is a batch problem: the service accepted (2xx) a
  * request that started at or after the batch's first failure (`lastAcceptedStartMs`).
  */

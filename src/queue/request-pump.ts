@@ -115,9 +115,9 @@ export class RequestPump {
   // service refuses must not be the only thing it is ever asked about (with a spool, it would be).
   #pumpProbe(outage: OutageBreaker): void {
     if (this.#owner.gaveUp()) return
-    const resends = this.#requests.hasResends && !this.#probeNewer
+    const mayTakeNewer = this.#probeNewer || !this.#requests.hasResends
     // With a spool, what waits on the disk only is read back, a batch at most, for the probe to carry.
-    if (!resends && this.#lanes.length === 0) this.#owner.spool()?.pageIn(PROBE_PAGE_RECORDS)
+    if (mayTakeNewer && this.#lanes.length === 0) this.#owner.spool()?.pageIn(PROBE_PAGE_RECORDS)
     const next = this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
     const lane = this.#requests.hasResends && (!this.#probeNewer || next === undefined) ? 'resend' : next
     if (lane === undefined || !outage.mayProbe(this.#owner.isAwaited())) return
