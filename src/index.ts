@@ -12,6 +12,7 @@ export {
   MessageTooLargeError,
   DeliveryError,
   ServiceUnavailableError,
+  PoisonMessageError,
   QueueFullError,
   ClosedError,
   TimeoutError,

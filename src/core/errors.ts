@@ -191,6 +191,26 @@ export class ServiceUnavailableError extends DeliveryError {
   }
 }
 
+/**
+ * The service kept refusing this one message while it accepted the others: its request failed
+ * (5xx other than 503, 408, no answer) and was split, as a too-large batch is, until the message
+ * stood alone, and it went on failing alone, retried as usual, while requests that started after
+ * its batch first failed were accepted. The message itself is the problem (the service cannot
+ * take it), not the service: it fails with this error instead of holding back the others or
+ * opening the outage breaker, and with a spool its record is acked, not sent again on every
+ * start. `status` is the last HTTP status when there was one.
+ */
+export class PoisonMessageError extends DeliveryError {
+  override name = 'PoisonMessageError'
+
+  static {
+    brandError(this, 'PoisonMessageError')
+  }
+
+  /** Always true: what the spool reads (it decides on fields, not on classes). */
+  readonly isPoison = true
+}
+
 /** A message was refused because the queue already held `maxQueueSize` messages or `maxQueueBytes` bytes. */
 export class QueueFullError extends EventrailError {
   override name = 'QueueFullError'

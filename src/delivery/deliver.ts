@@ -1,8 +1,11 @@
-import { AttemptTimeout, DeliveryError, ServiceUnavailableError, TimeoutError } from '../core/errors'
+import { AttemptTimeout, DeliveryError, type ServiceUnavailableError } from '../core/errors'
+import { answered, gaveUp, givenUp, outOfTime } from './attempt-errors'
 import type { AttemptSignal } from '../flow-control/in-flight-limit'
 import { setUnrefTimeout } from '../platform/timers'
 import type { AttemptVerdict } from '../flow-control/breaker'
+import { afterFailure, FAILURES_TO_SPLIT, SplitBatch, splitTrouble, type BatchTrouble } from './isolation'
 import { describeRedirect, isRedirectStatus } from './redirect'
+import { waitForRetry } from './retry-wait'
 import { isRetryableStatus, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from '../flow-control/retry'
 import type { Release } from '../platform/socket-gate'
 import type { RequestBody, Transport, TransportResponse } from '../platform/transport'
@@ -31,6 +34,8 @@ export interface AttemptReport {
   readonly startedMs: number
   /** Whether the attempt was the breaker's probe. */
   readonly isProbe: boolean
+  /** A failure of a request that keeps failing while the service accepts others: not a sign of an outage. */
+  readonly isBatchProblem?: boolean
   /** The status, when the service answered. */
   readonly status?: number | undefined
   /** The beginning of the body of an error answer, quoted. */
@@ -45,6 +50,14 @@ export interface RequestInfo {
   readonly sinceMs: number
   /** Whether it is the outage breaker's probe: one attempt, no retry. */
   readonly isProbe: boolean
+  /** How many messages it carries: several are split when they keep failing while others get through; one then fails alone. */
+  readonly count: number
+  /** What it knows of its batch's failures (the halves of a split batch start from their parent's). */
+  readonly trouble: BatchTrouble
+  /** Told what it knows after each failed attempt (a request sent again keeps it). */
+  readonly troubled?: (trouble: BatchTrouble) => void
+  /** A batch request's place among the batches in flight, lent out while it waits for a retry; none for others. */
+  readonly place?: { lend(): void; reclaim(): void }
 }
 
 /** What the attempt loop needs: the transport, the policy, and the scheduler's clock and timers. */
@@ -66,6 +79,10 @@ export interface DeliveryContext {
   readonly reclaimSlot: () => void
   /** Resolves when the request, its wait over, holds an in-flight slot again. */
   readonly resumeSlot: (signal: AbortSignal) => Promise<void>
+  /** When the latest attempt that the service accepted (2xx) started, ms, client-wide. */
+  readonly lastAcceptedStartMs: () => number
+  /** The longest a backoff may wait now: shorter while failures build a run (the outage breaker). */
+  readonly retryWaitCapMs: () => number
   /** Resolves when a retry may start under the request-rate limit. */
   readonly rateSlot: (signal: AbortSignal) => Promise<void>
   readonly now: () => number
@@ -80,11 +97,15 @@ export interface DeliveryContext {
  * in-flight slot; every attempt reports what it said about the service, and the wait before a
  * retry may lend the slot out. No retry starts while the outage breaker is open, and none ends
  * past `maxRetryTime` from the time the request's oldest message was queued. A redirect is never
- * followed: the write key and the messages go only to the configured host.
+ * followed: the write key and the messages go only to the configured host. A request of several
+ * messages that keeps failing while the service accepts others is not retried whole: it throws a
+ * {@link SplitBatch} for the caller to send its halves; one message that keeps failing alone so
+ * fails with a {@link PoisonMessageError}. Those failures are not evidence of an outage.
  * @param stop - aborted when the client gives up on the request (the `closeAndFlush` timeout): one
  * signal per request, so nothing of one request (in Workers: of one incoming request) touches another.
  * @throws DeliveryError when it fails for good (a ServiceUnavailableError while the breaker is
- * open); TimeoutError when `stop` aborts it.
+ * open, a PoisonMessageError for a message that fails alone); SplitBatch to be split; TimeoutError
+ * when `stop` aborts it.
  */
 export async function deliverRequest(
   path: string,
@@ -94,6 +115,8 @@ export async function deliverRequest(
   request: RequestInfo,
 ): Promise<void> {
   const { sinceMs, isProbe } = request
+  let trouble = request.trouble
+  let failures = 0
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
       const outage = ctx.outage(path)
@@ -111,11 +134,12 @@ export async function deliverRequest(
     const budgetMs = attempt === 0 ? ctx.policy.maxTotalMs : ctx.policy.maxTotalMs - (startedMs - sinceMs)
     if (budgetMs <= 0) {
       release?.()
-      throw outOfTime(path, ctx, attempt)
+      throw outOfTime(`${ctx.host}${path}`, ctx.policy.maxTotalMs, attempt)
     }
     const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, budgetMs))
     let signal: AttemptSignal = 'neutral'
     let verdict: AttemptVerdict = 'alive'
+    let isBatchProblem = false
     try {
       const response = await attemptOnce(path, body, ctx, timeoutMs, stop)
       status = response.status
@@ -148,22 +172,45 @@ export async function deliverRequest(
       verdict = err instanceof AttemptTimeout && timeoutMs === ctx.timeoutMs ? 'timeout' : 'failed'
     } finally {
       release?.()
-      ctx.attemptEnded(path, { signal, verdict, startedMs, isProbe, status, body: said, error })
+      // A 503 says the service is busy or down, never that the batch is wrong: it is not isolated.
+      if (verdict !== 'alive' && !isProbe && status !== 503) {
+        failures += 1
+        ;({ trouble, isBatchProblem } = afterFailure(trouble, startedMs, ctx.lastAcceptedStartMs()))
+        request.troubled?.(trouble)
+      }
+      ctx.attemptEnded(path, {
+        signal,
+        verdict,
+        startedMs,
+        isProbe,
+        isBatchProblem,
+        status,
+        body: said,
+        error,
+      })
     }
     const outage = ctx.outage(path)
     if (outage !== undefined) throw outage
     const delayMs = nextRetryDelayMs(attempt, ctx.now() - sinceMs, retryAfterMs, ctx.policy, ctx.random)
-    if (delayMs === undefined) {
-      const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, said)}`
-      throw new DeliveryError(`${ctx.host}${path}: ${reason} (gave up after ${attempt + 1} attempts)`, status, attempt + 1, {
-        cause: error,
-        url: `${ctx.host}${path}`,
-        body: said,
-        retryAfterMs,
-      })
+    const failure = { status, said, error, attempts: attempt + 1 }
+    // With no retry left (or no time), a batch problem splits at once: the halves each make a first
+    // attempt, as every request does, rather than the whole batch failing with what one message did.
+    const halves =
+      delayMs !== undefined
+        ? splitTrouble(request.count, failures, trouble, isBatchProblem)
+        : isBatchProblem
+          ? splitTrouble(request.count, FAILURES_TO_SPLIT, trouble, true)
+          : undefined
+    if (halves !== undefined) {
+      // Its messages go again at once, in halves: for the counts, that is this request's retry.
+      ctx.onRetry({ path, attempt: attempt + 1, delayMs: 0, status, error })
+      throw new SplitBatch(halves)
     }
-    ctx.onRetry({ path, attempt: attempt + 1, delayMs, status, error })
-    await waitForRetry(path, delayMs, ctx, stop, { status, attempts: attempt + 1 })
+    if (delayMs === undefined) throw gaveUp(`${ctx.host}${path}`, failure, isBatchProblem && request.count === 1)
+    // A wait the service asked for is kept; the backoff is shortened while failures build a run.
+    const waitMs = retryAfterMs === undefined ? Math.min(delayMs, ctx.retryWaitCapMs()) : delayMs
+    ctx.onRetry({ path, attempt: attempt + 1, delayMs: waitMs, status, error })
+    await waitForRetry(path, waitMs, ctx, stop, { status, attempts: attempt + 1 }, request.place)
   }
 }
 
@@ -173,46 +220,6 @@ async function acquireSocket(path: string, ctx: DeliveryContext, stop: AbortSign
     return await ctx.transport.acquire(stop)
   } catch (err) {
     throw stop.aborted ? givenUp(path, stop.reason) : err
-  }
-}
-
-/** A status and, when the service said why, the beginning of what it said. */
-function answered(status: number, body: string | undefined): string {
-  return body === undefined ? String(status) : `${status} (${body})`
-}
-
-function outOfTime(path: string, ctx: DeliveryContext, attempts: number): DeliveryError {
-  const limit = ctx.policy.maxTotalMs
-  return new DeliveryError(
-    `${ctx.host}${path}: no time left for a retry within maxRetryTime (${limit} ms from the oldest message's call; gave up after ${attempts} attempts)`,
-    undefined,
-    attempts,
-    { reason: 'expired', url: `${ctx.host}${path}` },
-  )
-}
-
-async function waitForRetry(
-  path: string,
-  delayMs: number,
-  ctx: DeliveryContext,
-  stop: AbortSignal,
-  last: { status: number | undefined; attempts: number },
-): Promise<void> {
-  ctx.pauseSlot()
-  let holdsSlot = false
-  try {
-    await ctx.sleep(delayMs, stop, path)
-    await ctx.resumeSlot(stop)
-    holdsSlot = true
-    await ctx.rateSlot(stop)
-  } catch (err) {
-    // The request ends here and gives its slot back: it must hold one again to give.
-    if (!holdsSlot) ctx.reclaimSlot()
-    if (stop.aborted) throw givenUp(path, stop.reason)
-    if (err instanceof ServiceUnavailableError) throw err
-    // Not the closeAndFlush timeout: something failed while waiting (a timer the runtime refused).
-    const cause = err instanceof Error ? err : new Error(String(err))
-    throw new DeliveryError(`${path}: the wait before a retry failed (${cause.message})`, last.status, last.attempts, { cause })
   }
 }
 
@@ -241,8 +248,4 @@ async function attemptOnce(
     timer.cancel()
     stop.removeEventListener('abort', abort)
   }
-}
-
-function givenUp(path: string, cause: unknown): TimeoutError {
-  return new TimeoutError(`${path}: the client stopped waiting for this request (closeAndFlush timeout)`, { cause })
 }

@@ -6,7 +6,11 @@
  *   service alive (a 2xx, a 4xx, a 3xx) ends the run. The breaker opens when the run holds
  *   `failuresToOpen` failed attempts spanning at least `minRunMs` (a busy client sees that many
  *   failures in a row within a second only when nothing gets through), or `timeoutsToOpen`
- *   timeouts with no answer in between (a host that accepts and never answers).
+ *   timeouts with no answer in between (a host that accepts and never answers). "Down" must mean
+ *   down: a run is evidence only where attempts looked, so an attempt that starts more than
+ *   `maxGapMs` after the run's last failure starts a new run (the service may have been up in
+ *   between, unseen), and while a run builds a retry waits at most `runRetryWaitMs`, so that a
+ *   client with a single request keeps looking instead of waiting through an up phase.
  * - **Open**: no request starts but one probe at a time, at growing intervals (`probeBaseMs`
  *   doubling up to `probeCapMs`, with jitter so that many instances do not probe together). A
  *   success, of the probe or of an attempt that was already in flight, closes it.
@@ -22,6 +26,10 @@ export interface BreakerPolicy {
   readonly probeBaseMs: number
   /** Longest wait between two probes, ms. */
   readonly probeCapMs: number
+  /** Longest time from a failure of the run to the start of the next failed attempt for the run to go on, ms. */
+  readonly maxGapMs: number
+  /** Longest wait before a retry while a run builds (the breaker is closed and failures have no answer between them), ms. */
+  readonly runRetryWaitMs: number
 }
 
 /** The policy eventrail uses (chosen by measurement: docs/decisions.md, "The outage breaker"). */
@@ -31,6 +39,8 @@ export const DEFAULT_BREAKER: BreakerPolicy = Object.freeze({
   timeoutsToOpen: 2,
   probeBaseMs: 1000,
   probeCapMs: 30_000,
+  maxGapMs: 500,
+  runRetryWaitMs: 400,
 })
 
 /** What one attempt said about the service, for the breaker. */
@@ -45,6 +55,8 @@ export interface BreakerState {
   readonly sinceMs: number
   /** Timeouts in the current run. */
   readonly timeouts: number
+  /** When the run's last failure ended, ms: an attempt that starts more than `maxGapMs` later starts a new run. */
+  readonly lastFailureMs: number
   /** When the last timeout counted ended, ms: a timeout of an attempt started before it does not count again. */
   readonly lastTimeoutMs: number
   /** When the service last answered, ms: a timeout of an attempt started before that is bad luck, not an outage. */
@@ -59,6 +71,7 @@ export const CLOSED: BreakerState = Object.freeze({
   failures: 0,
   sinceMs: 0,
   timeouts: 0,
+  lastFailureMs: -Infinity,
   lastTimeoutMs: -Infinity,
   lastAliveMs: -Infinity,
   nextProbeMs: 0,
@@ -92,13 +105,17 @@ export function afterVerdict(
   // An attempt that started before the service last answered met bad luck, not an outage: the
   // service answered after it started (a request that hung while others got through).
   if (startedMs < state.lastAliveMs) return state
-  const failures = state.failures + 1
-  const sinceMs = state.failures === 0 ? nowMs : state.sinceMs
-  const isNewTimeout = verdict === 'timeout' && startedMs >= state.lastTimeoutMs
-  const timeouts = state.timeouts + (isNewTimeout ? 1 : 0)
-  const lastTimeoutMs = isNewTimeout ? nowMs : state.lastTimeoutMs
+  // Nobody looked at the service between the run's last failure and this attempt: what the run
+  // saw before the gap is not evidence of now (a flapping service is up in such gaps).
+  const run = state.failures > 0 && startedMs - state.lastFailureMs > policy.maxGapMs ? { ...state, failures: 0, timeouts: 0 } : state
+  const failures = run.failures + 1
+  const sinceMs = run.failures === 0 ? nowMs : run.sinceMs
+  const isNewTimeout = verdict === 'timeout' && startedMs >= run.lastTimeoutMs
+  const timeouts = run.timeouts + (isNewTimeout ? 1 : 0)
+  const lastTimeoutMs = isNewTimeout ? nowMs : run.lastTimeoutMs
+  const lastFailureMs = Math.max(run.lastFailureMs, nowMs)
   const opens = timeouts >= policy.timeoutsToOpen || (failures >= policy.failuresToOpen && nowMs - sinceMs >= policy.minRunMs)
-  if (!opens) return { ...state, failures, sinceMs, timeouts, lastTimeoutMs }
+  if (!opens) return { ...run, failures, sinceMs, timeouts, lastTimeoutMs, lastFailureMs }
   return { ...CLOSED, isOpen: true, sinceMs: nowMs, nextProbeMs: nowMs + probeDelayMs(0, policy, random) }
 }
 
@@ -115,4 +132,13 @@ export function afterProbeFailed(state: BreakerState, policy: BreakerPolicy, now
  */
 export function probeDueMs(state: BreakerState, policy: BreakerPolicy, lastProbeMs: number, isFlushAwaited: boolean): number {
   return isFlushAwaited ? Math.min(state.nextProbeMs, lastProbeMs + policy.probeBaseMs) : state.nextProbeMs
+}
+
+/**
+ * The longest a retry may wait now: `runRetryWaitMs` while a run builds (closed, with failures and
+ * no answer since), so that the run is measured by attempts that keep looking; else no limit. A
+ * wait the service asked for (`Retry-After`) is not shortened by this.
+ */
+export function retryWaitCapMs(state: BreakerState, policy: BreakerPolicy): number {
+  return !state.isOpen && state.failures > 0 ? policy.runRetryWaitMs : Infinity
 }

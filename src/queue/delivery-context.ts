@@ -48,6 +48,8 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
     },
     resumeSlot: (signal) => parts.slots().resumeAfterWait(signal),
     reclaimSlot: () => parts.slots().reclaimAfterFailedWait(),
+    lastAcceptedStartMs: () => outage.lastAcceptedStartMs,
+    retryWaitCapMs: () => outage.retryWaitCapMs,
     rateSlot: (signal) => parts.rate().waitForTurn(signal),
     now,
     random: Math.random,

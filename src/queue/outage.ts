@@ -1,5 +1,13 @@
 import type { AttemptReport } from '../delivery/deliver'
-import { afterProbeFailed, afterVerdict, CLOSED, probeDueMs, type BreakerPolicy, type BreakerState } from '../flow-control/breaker'
+import {
+  afterProbeFailed,
+  afterVerdict,
+  CLOSED,
+  probeDueMs,
+  retryWaitCapMs,
+  type BreakerPolicy,
+  type BreakerState,
+} from '../flow-control/breaker'
 import { ServiceUnavailableError } from '../core/errors'
 import type { Timer } from '../platform/timers'
 import type { HeldTimers } from './held-timers'
@@ -36,6 +44,7 @@ export class OutageBreaker {
   #isProbing = false
   #probeTimer: Timer | undefined
   #lastFailure = ''
+  #lastAcceptedStartMs = -Infinity
 
   readonly #host: string
 
@@ -56,6 +65,16 @@ export class OutageBreaker {
     return !this.#state.isOpen ? 'closed' : this.#isProbing ? 'probing' : 'open'
   }
 
+  /** When the latest attempt that the service accepted (2xx) started, ms: requests failing since before then carry a batch problem. */
+  get lastAcceptedStartMs(): number {
+    return this.#lastAcceptedStartMs
+  }
+
+  /** The longest a retry may wait now (shorter while failures build a run, so that attempts keep looking). */
+  get retryWaitCapMs(): number {
+    return retryWaitCapMs(this.#state, this.#policy)
+  }
+
   /** The error of a message that fails while the breaker is open; undefined while it is closed. */
   error(path: string): ServiceUnavailableError | undefined {
     if (!this.#state.isOpen) return undefined
@@ -68,8 +87,13 @@ export class OutageBreaker {
     )
   }
 
-  /** An attempt ended: the breaker follows, and opens or closes. */
+  /**
+   * An attempt ended: the breaker follows, and opens or closes. A failure of a request that carries
+   * a batch problem (it keeps failing while the service accepts others) says nothing about the service.
+   */
   report(report: AttemptReport): void {
+    if (report.signal === 'success') this.#lastAcceptedStartMs = Math.max(this.#lastAcceptedStartMs, report.startedMs)
+    if (report.isBatchProblem === true) return
     const now = this.#now()
     const wasOpen = this.#state.isOpen
     if (report.verdict !== 'alive') this.#last = { status: report.status, body: report.body, error: report.error }

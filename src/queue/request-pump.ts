@@ -1,6 +1,7 @@
 import { DeliveryError, ServiceUnavailableError } from '../core/errors'
 import { MAX_BATCH_BYTES } from '../core/limits'
 import { deliverRequest } from '../delivery/deliver'
+import { SplitBatch, type BatchTrouble } from '../delivery/isolation'
 import type { ResolvedOptions } from '../config/options'
 import type { Durability } from './durability'
 import { buildBatchBody, buildBatchBytes, buildSingleBody } from './batch'
@@ -8,7 +9,7 @@ import type { FlushTriggers } from './flush-triggers'
 import type { Lanes, LaneName } from './lanes'
 import type { OutageBreaker } from './outage'
 import type { QueuedEntry } from './queue'
-import { createRequest, refusedAlone, type OpenRequests, type Request } from './requests'
+import { createRequest, refusedAlone, type OpenRequests, type Request, type Resend } from './requests'
 import type { SendMachinery } from './send-machinery'
 
 /** While the service is down: what a probe may carry, read back from the spool. */
@@ -43,6 +44,8 @@ export class RequestPump {
   readonly #triggers: FlushTriggers
   readonly #owner: PumpOwner
   #rateHeldThrough = 0
+  /** A probe that carried messages sent again failed: the next one carries newer messages, when there are any. */
+  #probeNewer = false
 
   constructor(
     options: ResolvedOptions,
@@ -89,7 +92,8 @@ export class RequestPump {
         slots.take()
       }
       if (lane === 'resend') {
-        this.#start(this.#requests.takeResend() as QueuedEntry[], false)
+        const resend = this.#requests.takeResend() as Resend
+        this.#start(resend.entries, false, false, resend)
         continue
       }
       // flushAt 1 turns batching off (rule 4): one message a request, also while a burst waits for
@@ -106,20 +110,26 @@ export class RequestPump {
   }
 
   // While the service is down, one request at a time probes it, carrying what is due; what waits
-  // meanwhile rides the next probe, which comes sooner while someone awaits a flush.
+  // meanwhile rides the next probe, which comes sooner while someone awaits a flush. After a probe
+  // of messages sent again failed, the next carries newer ones when there are: a message the
+  // service refuses must not be the only thing it is ever asked about (with a spool, it would be).
   #pumpProbe(outage: OutageBreaker): void {
     if (this.#owner.gaveUp()) return
+    const mayTakeNewer = this.#probeNewer || !this.#requests.hasResends
     // With a spool, what waits on the disk only is read back, a batch at most, for the probe to carry.
-    if (!this.#requests.hasResends && this.#lanes.length === 0) this.#owner.spool()?.pageIn(PROBE_PAGE_RECORDS)
-    const lane = this.#requests.hasResends ? 'resend' : this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
+    if (mayTakeNewer && this.#lanes.length === 0) this.#owner.spool()?.pageIn(PROBE_PAGE_RECORDS)
+    const next = this.#lanes.next(this.#triggers.dueSeq, () => true, MAX_BATCH_BYTES)
+    const lane = this.#requests.hasResends && (!this.#probeNewer || next === undefined) ? 'resend' : next
     if (lane === undefined || !outage.mayProbe(this.#owner.isAwaited())) return
     this.#send.slots.take()
-    const entries = lane === 'resend' ? (this.#requests.takeResend() as QueuedEntry[]) : this.#lanes.take(lane, Infinity, MAX_BATCH_BYTES)
-    this.#start(entries, false, true)
+    this.#probeNewer = false
+    if (lane !== 'resend') return this.#start(this.#lanes.take(lane, Infinity, MAX_BATCH_BYTES), false, true)
+    const resend = this.#requests.takeResend() as Resend
+    this.#start(resend.entries, false, true, resend)
   }
 
-  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false): void {
-    const request = createRequest(entries, isPartial)
+  #start(entries: QueuedEntry[], isPartial: boolean, isProbe = false, resend?: Resend): void {
+    const request = createRequest(entries, isPartial, resend)
     this.#requests.add(request)
     if (request.path === '/v1/batch') this.#send.batchLimit.start(isPartial)
     if (!this.#options.enable) {
@@ -131,17 +141,29 @@ export class RequestPump {
     const body = entries[0].isAlias
       ? buildSingleBody(entries[0], sentAt)
       : ((context.transport.acceptsBytes ? buildBatchBytes(entries, sentAt, request.bytes) : undefined) ?? buildBatchBody(entries, sentAt))
-    deliverRequest(request.path, body, context, request.stop.signal, { sinceMs: entries[0].at, isProbe }).then(
-      () => this.#finish(request, undefined),
-      (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err))),
+    const limit = this.#send.batchLimit
+    const place = request.path === '/v1/batch' ? { lend: () => limit.lend(isPartial), reclaim: () => limit.reclaim(isPartial) } : undefined
+    const troubled = (trouble: BatchTrouble): void => {
+      request.trouble = trouble
+    }
+    const info = { sinceMs: request.sinceMs, isProbe, count: entries.length, trouble: request.trouble, troubled, place }
+    deliverRequest(request.path, body, context, request.stop.signal, info).then(
+      () => this.#finish(request, undefined, isProbe),
+      (err: unknown) => this.#finish(request, err instanceof Error ? err : new Error(String(err)), isProbe),
     )
   }
 
-  #finish(request: Request, error: Error | undefined): void {
+  #finish(request: Request, error: Error | undefined, isProbe = false): void {
     // A request the closeAndFlush timeout already ended has had its outcome.
     if (!this.#requests.end(request)) return
     if (this.#options.enable) this.#send.slots.release()
     if (request.path === '/v1/batch') this.#send.batchLimit.end(request.isPartial)
+    if (error instanceof SplitBatch) {
+      // It kept failing while the service accepted others: its halves go on their own, down to one message.
+      this.#requests.splitFailing(request, error.trouble)
+      this.pump()
+      return
+    }
     if (error instanceof DeliveryError && error.status === 413) {
       // A proxy or a service with a smaller body limit: each half goes on its own, down to one message.
       if (this.#requests.splitRefused(request)) {
@@ -151,8 +173,10 @@ export class RequestPump {
       error = refusedAlone(request, error)
     }
     if (error !== undefined && this.#owner.spool()?.waitsAgain(error) === true) {
-      // With a spool, what the service did not take waits for it (on disk), first in line.
-      this.#requests.requeue(request.entries)
+      // With a spool, what the service did not take waits for it (on disk), first in line; after a
+      // failed probe, last in line.
+      this.#requests.requeue(request, isProbe)
+      if (isProbe) this.#probeNewer = true
       this.pump()
       return
     }

@@ -1,3 +1,4 @@
+import { NO_TROUBLE, type BatchTrouble } from '../delivery/isolation'
 import { DeliveryError } from '../core/errors'
 import { bodyBytes, splitInHalves } from './batch'
 import type { QueuedEntry } from './queue'
@@ -14,21 +15,37 @@ export interface Request {
   readonly stop: AbortController
   /** When it started, ms: its duration goes to `flush` and `drop` listeners. */
   readonly startedMs: number
+  /** When `maxRetryTime` started to run for it, ms: its oldest message's call, or when it was put back to wait for the service (a spool). */
+  readonly sinceMs: number
+  /** What it knows of its batch's failures (updated as its attempts fail): a half of a split batch starts from its parent's. */
+  trouble: BatchTrouble
 }
 
-/** The request for `entries`: an alias alone to `/v1/alias`, anything else to `/v1/batch`. */
-export function createRequest(entries: QueuedEntry[], isPartial: boolean): Request {
+/** Messages to send again before anything queued later (a half of a split batch, or a request the service did not take), and what their batch knows of its failures. */
+export interface Resend {
+  readonly entries: QueuedEntry[]
+  readonly trouble: BatchTrouble
+  /** When `maxRetryTime` started to run for them, ms. */
+  readonly sinceMs: number
+}
+
+/** The request for `entries` (sent again: `resend`): an alias alone to `/v1/alias`, anything else to `/v1/batch`. */
+export function createRequest(entries: QueuedEntry[], isPartial: boolean, resend?: Resend): Request {
   const path = entries[0].isAlias ? '/v1/alias' : '/v1/batch'
-  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop: new AbortController(), startedMs: Date.now() }
+  const startedMs = Date.now()
+  const trouble = resend?.trouble ?? NO_TROUBLE
+  const sinceMs = resend?.sinceMs ?? entries[0].at
+  const stop = new AbortController()
+  return { entries, minSeq: entries[0].seq, path, bytes: bodyBytes(entries), isPartial, stop, startedMs, sinceMs, trouble }
 }
 
 /**
  * The requests started and not yet ended, and the halves of batches the service refused as too
- * large (413), which go out before anything queued later.
+ * large (413) or kept failing while it accepted others, which go out before anything queued later.
  */
 export class OpenRequests {
   readonly #started = new Set<Request>()
-  readonly #resends: QueuedEntry[][] = []
+  readonly #resends: Resend[] = []
 
   /** Whether halves of a refused batch wait to be sent. */
   get hasResends(): boolean {
@@ -50,23 +67,34 @@ export class OpenRequests {
    */
   splitRefused(request: Request): boolean {
     if (request.entries.length < 2) return false
-    this.#resends.push(...splitInHalves(request.entries))
+    this.splitFailing(request, request.trouble)
     return true
   }
 
-  /** The entries of a request to send again (with a spool, when the service did not take them), in order of age. */
-  requeue(entries: QueuedEntry[]): void {
-    this.#resends.push(entries)
-    this.#resends.sort((a, b) => a[0].seq - b[0].seq)
+  /** A batch of several messages that kept failing while others got through: its halves go on their own, starting from `trouble`. */
+  splitFailing(request: Request, trouble: BatchTrouble): void {
+    for (const entries of splitInHalves(request.entries)) this.#resends.push({ entries, trouble, sinceMs: request.sinceMs })
+  }
+
+  /**
+   * A request to send again (with a spool, when the service did not take it), in order of age;
+   * `atBack`: after every other one (a probe that failed: the next probe carries something else, so
+   * that one message the service refuses cannot keep it from closing the breaker). It keeps what
+   * it knows of its failures, and its retries start over: a new `maxRetryTime` (with backoff),
+   * not one attempt at a time with no wait between.
+   */
+  requeue(request: Request, atBack = false): void {
+    this.#resends.push({ entries: request.entries, trouble: request.trouble, sinceMs: Date.now() })
+    if (!atBack) this.#resends.sort((a, b) => a.entries[0].seq - b.entries[0].seq)
   }
 
   /** Takes every half waiting to be sent. */
   takeResends(): QueuedEntry[][] {
-    return this.#resends.splice(0)
+    return this.#resends.splice(0).map((resend) => resend.entries)
   }
 
   /** The next half to send. */
-  takeResend(): QueuedEntry[] | undefined {
+  takeResend(): Resend | undefined {
     return this.#resends.shift()
   }
 
@@ -74,7 +102,7 @@ export class OpenRequests {
   firstSeq(below: number): number {
     let first = below
     for (const request of this.#started) if (request.minSeq < first) first = request.minSeq
-    for (const entries of this.#resends) if (entries[0].seq < first) first = entries[0].seq
+    for (const { entries } of this.#resends) if (entries[0].seq < first) first = entries[0].seq
     return first
   }
 
@@ -83,7 +111,7 @@ export class OpenRequests {
     const all = [...this.#started].map((request) => request.entries)
     for (const request of this.#started) request.stop.abort(reason)
     this.#started.clear()
-    return [...all, ...this.#resends.splice(0)]
+    return [...all, ...this.takeResends()]
   }
 }
 

@@ -5,6 +5,7 @@ import {
   DEFAULT_BREAKER,
   probeDelayMs,
   probeDueMs,
+  retryWaitCapMs,
   type AttemptVerdict,
   type BreakerState,
 } from '../../src/flow-control/breaker'
@@ -126,5 +127,34 @@ describe('the outage breaker (pure policy, injected clock)', () => {
     const state: BreakerState = { ...CLOSED, isOpen: true, failures: 4, nextProbeMs: 30_000 }
     expect(probeDueMs(state, policy, 5000, false)).toBe(30_000)
     expect(probeDueMs(state, policy, 5000, true)).toBe(6000)
+  })
+
+  it('does not splice a run across a gap nobody looked into: a flapping service (down 0.5 s, up 0.5 s, no attempt in the up phase) is not down', () => {
+    // Issue 29: failures through a down phase, no attempt for 636 ms (a whole up phase), failures again.
+    const before = Array.from({ length: 5 }, (_, i): [AttemptVerdict, number] => ['failed', i * 100])
+    const after = Array.from({ length: 5 }, (_, i): [AttemptVerdict, number] => ['failed', 1036 + i * 100])
+    const state = run([...before, ...after])
+    expect(state.isOpen).toBe(false)
+    expect(state).toMatchObject({ failures: 5, sinceMs: 1036 })
+    // The same failures with an attempt in the gap that failed too: down all along.
+    expect(run([...before, ['failed', 800], ...after]).isOpen).toBe(true)
+  })
+
+  it('keeps a run whose attempts come at most maxGapMs apart, and opens it once it spans a second', () => {
+    // One request retrying against a service that is down, its waits capped while the run builds.
+    const times = [0, 25, 75, 175, 575, 975, 1375, 1775]
+    const state = run(times.map((at): [AttemptVerdict, number] => ['failed', at]))
+    expect(state.isOpen).toBe(true)
+    expect(Math.max(...times.slice(1).map((t, i) => t - times[i]))).toBeLessThanOrEqual(policy.maxGapMs)
+  })
+
+  it('shortens the backoff to runRetryWaitMs while a run builds, and only then', () => {
+    expect(retryWaitCapMs(CLOSED, policy)).toBe(Infinity)
+    const building = run([['failed', 0]])
+    expect(retryWaitCapMs(building, policy)).toBe(policy.runRetryWaitMs)
+    expect(policy.runRetryWaitMs).toBeLessThan(policy.maxGapMs)
+    const open = run(Array.from({ length: 8 }, (_, i): [AttemptVerdict, number] => ['failed', i * 200]))
+    expect(retryWaitCapMs(open, policy)).toBe(Infinity)
+    expect(retryWaitCapMs(afterVerdict(building, policy, 'alive', 10, 20, half), policy)).toBe(Infinity)
   })
 })

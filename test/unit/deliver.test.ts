@@ -1,5 +1,6 @@
 import { deliverRequest, type DeliveryContext } from '../../src/delivery/deliver'
-import { DeliveryError, TimeoutError } from '../../src'
+import { NO_TROUBLE, SplitBatch } from '../../src/delivery/isolation'
+import { DeliveryError, PoisonMessageError, TimeoutError } from '../../src'
 
 function context(overrides: Partial<DeliveryContext>): DeliveryContext {
   return {
@@ -13,6 +14,8 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     pauseSlot: () => undefined,
     resumeSlot: () => Promise.resolve(),
     reclaimSlot: () => undefined,
+    lastAcceptedStartMs: () => -Infinity,
+    retryWaitCapMs: () => Infinity,
     rateSlot: () => Promise.resolve(),
     now: () => 0,
     random: () => 0.5,
@@ -21,7 +24,7 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
   }
 }
 
-const REQUEST = { sinceMs: 0, isProbe: false }
+const REQUEST = { sinceMs: 0, isProbe: false, count: 1, trouble: NO_TROUBLE }
 
 describe('deliverRequest', () => {
   it('names what failed during a retry wait, instead of blaming a closeAndFlush that never happened', async () => {
@@ -55,5 +58,43 @@ describe('deliverRequest', () => {
     })
     await deliverRequest('/v1/alias', '{}', ctx, new AbortController().signal, REQUEST)
     expect(signals).toEqual(['overload', 'success'])
+  })
+
+  describe('a request that keeps failing while the service accepts others', () => {
+    const failing = (status: number): Partial<DeliveryContext> => ({
+      transport: { acceptsBytes: false, send: () => Promise.resolve({ status, retryAfter: null }) },
+      // Another request, started at or after this one's first failure, was accepted.
+      lastAcceptedStartMs: () => 0,
+    })
+
+    it('a batch of several is split after its second failed attempt, and the breaker is told it is a batch problem', async () => {
+      const reports: Array<boolean | undefined> = []
+      const ctx = context({ ...failing(500), attemptEnded: (_path, report) => reports.push(report.isBatchProblem) })
+      const error = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal, { ...REQUEST, count: 10 }).catch(
+        (err: unknown) => err,
+      )
+      expect(error).toBeInstanceOf(SplitBatch)
+      expect(reports).toEqual([true, true])
+    })
+
+    it('one message fails alone with a PoisonMessageError once its retries run out', async () => {
+      const error = await deliverRequest('/v1/batch', '{}', context(failing(500)), new AbortController().signal, REQUEST).catch(
+        (err: unknown) => err,
+      )
+      expect(error).toBeInstanceOf(PoisonMessageError)
+      expect(error).toMatchObject({ status: 500, attempts: 4, isPoison: true })
+      expect((error as Error).message).toMatch(/in a request of its own/)
+    })
+
+    it('a 503 is never a batch problem: no split, and a plain DeliveryError', async () => {
+      const ctx = context(failing(503))
+      const batch = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal, { ...REQUEST, count: 10 }).catch(
+        (err: unknown) => err,
+      )
+      expect(batch).toBeInstanceOf(DeliveryError)
+      expect(batch).not.toBeInstanceOf(SplitBatch)
+      const single = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal, REQUEST).catch((err: unknown) => err)
+      expect(single).not.toBeInstanceOf(PoisonMessageError)
+    })
   })
 })

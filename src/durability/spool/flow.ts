@@ -8,6 +8,11 @@ import { recordProblem } from './record-check'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
 import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 
+// A PoisonMessageError, told by its field (the spool gets no copy of that class).
+function isPoison(error: Error | undefined): boolean {
+  return error !== undefined && (error as Error & { readonly isPoison?: unknown }).isPoison === true
+}
+
 /** Messages read back from the disk at a time. */
 const PAGE_RECORDS = 20_000
 
@@ -175,9 +180,11 @@ export class SpoolFlow implements Durability {
   /**
    * Whether a request that failed with `error` waits for the service instead (sent again): it is
    * down (the breaker), did not answer, answered 5xx, 408 or 429, or the retries ran out on those.
+   * Not a message that kept failing alone while the service accepted others (a PoisonMessageError):
+   * that is the message's own outcome, and sending it again would never end.
    */
   waitsAgain(error: Error): boolean {
-    if (this.#host.gaveUp()) return false
+    if (this.#host.gaveUp() || isPoison(error)) return false
     if (error instanceof this.#deps.ServiceUnavailableError) return true
     const status = this.#statusOf(error)
     if (status === null) return false
@@ -191,12 +198,13 @@ export class SpoolFlow implements Durability {
 
   /**
    * Entries have their outcome: their records are acked when it is final (delivered, or the
-   * service refused the message itself: 400, 413, 422); other refusals (a wrong write key, a
-   * redirect) stay on disk for a client set up right. Returns how many were replayed.
+   * service refused the message itself: 400, 413, 422, or it kept failing alone while others got
+   * through); other refusals (a wrong write key, a redirect) stay on disk for a client set up
+   * right. Returns how many were replayed.
    */
   done(entries: readonly QueuedEntry[], error: Error | undefined): number {
     const status = error === undefined ? null : this.#statusOf(error)
-    const ack = error === undefined || status === 400 || status === 413 || status === 422
+    const ack = error === undefined || status === 400 || status === 413 || status === 422 || isPoison(error)
     const refs: number[] = []
     let replayed = 0
     for (const entry of entries) {
