@@ -11,11 +11,41 @@ serveEachTest((s) => (server = s))
 const hangs: Plugin = { name: 'hangs', types: ['track'], process: () => new Promise(() => {}) }
 
 function client(plugins: Plugin[]) {
-  return new Analytics('key', { host: server.url, flushAt: 100, retryDelay: 0, pluginTimeout: 60_000, plugins, errorHandler: () => {} })
+  return new Analytics('key', { host: server.url, flushAt: 100, retryDelay: 0, pluginTimeout: PLUGIN_TIMEOUT_MS, plugins, errorHandler: () => {} })
 }
 
+// The pluginTimeout timers (60 s: no other timer of the client is that long) set and not yet
+// cleared. Counting every active Timeout of the process instead would count a keep-alive socket's
+// timer left by the test before.
+const PLUGIN_TIMEOUT_MS = 60_000
+const pending = new Set<unknown>()
+const realSetTimeout = globalThis.setTimeout
+const realClearTimeout = globalThis.clearTimeout
+beforeAll(() => {
+  globalThis.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) => {
+    const handle = realSetTimeout(
+      () => {
+        pending.delete(handle)
+        fn()
+      },
+      ms,
+      ...args,
+    )
+    if (ms === PLUGIN_TIMEOUT_MS) pending.add(handle)
+    return handle
+  }) as typeof setTimeout
+  globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+    pending.delete(handle)
+    realClearTimeout(handle)
+  })
+})
+afterAll(() => {
+  globalThis.setTimeout = realSetTimeout
+  globalThis.clearTimeout = realClearTimeout
+})
+
 function timeouts(): number {
-  return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
+  return pending.size
 }
 
 describe('closeAndFlush({ timeout }) with messages in an async plugin', () => {
