@@ -22,7 +22,6 @@ import { SendMachinery } from './send-machinery'
 import type { Durability, DurabilityFactory, DurabilityHost, DurabilityStats } from './durability'
 
 export type { FlushOutcome } from './flush-waiters'
-export type { SchedulerHooks } from './scheduler-hooks'
 
 /**
  * Coordinates the flow from the lanes to requests: it takes messages in, asks the flush rules what
@@ -99,11 +98,9 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       push: (entry) => this.#push(entry),
       pushRead: (entries) => this.#pushRead(entries),
       flushQueued: (wantBatch, through) => this.#flushQueued(wantBatch, through),
-      // Every queued message ends with `error`, and nothing more is taken into a request.
-      endQueued: (error) => {
-        this.#gaveUp = true
-        this.#failWaiting(error)
-      },
+      // Closed while the service is down: every message in memory, in a request or not, ends
+      // with `error` (its record stays for the next client), and nothing more starts.
+      endQueued: (error) => this.#endAll(error),
       endParked: (callbacks, error) => settleParked(callbacks, error, this.#hooks),
     }
   }
@@ -247,11 +244,18 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#triggers.flushThrough(this.#seq)
   }
 
-  // The breaker opened, or its probe failed: everything that waits fails at once, together.
-  #failWaiting(error: Error): void {
-    for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
+  // The breaker opened, or its probe failed: everything that waits fails at once, together; with
+  // `inFlight`, the requests being sent too (aborted: the ends they come to later do not count).
+  #failWaiting(error: Error, inFlight = false): void {
+    for (const entries of [...(inFlight ? this.#requests.takeAll(error) : this.#requests.takeResends()), this.#lanes.takeAll()]) {
       if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
     }
+  }
+
+  // Nothing more starts, and every message in memory ends now with `error`, even in a request whose fetch ignores the abort.
+  #endAll(error: Error): void {
+    this.#gaveUp = true
+    this.#failWaiting(error, true)
   }
 
   // Every entry ends here, once: counts, hooks, the flush waiters, callbacks. Entries are in order.
@@ -286,12 +290,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   #giveUp(timeoutMs: number): void {
-    const reason = new TimeoutError(`closeAndFlush: messages still without an outcome after ${timeoutMs} ms`)
-    this.#gaveUp = true
-    // Everything ends now, even a request whose fetch ignores the abort.
-    for (const entries of [...this.#requests.takeAll(reason), this.#lanes.takeAll()]) {
-      if (entries.length > 0) this.#complete(entries, '', 0, reason)
-    }
+    this.#endAll(new TimeoutError(`closeAndFlush: messages still without an outcome after ${timeoutMs} ms`))
   }
 
   get #laneExpiry(): LaneExpiry {
