@@ -4,15 +4,8 @@ import { Analytics } from '../client/analytics'
 import { preloadDefaultFetch } from '../platform/transport'
 import { ValidationError } from '../core/errors'
 import { IMPORT_USAGE, parseImportArgs, type ImportCommandOptions } from './args'
-import {
-  CheckpointWriter,
-  fileIdentity,
-  loadCheckpoint,
-  NotACheckpointError,
-  probeCheckpointPath,
-  type CheckpointRecord,
-} from './checkpoint'
-import { CheckpointMismatchError, ContentTrail, type ContentMark } from './content-mark'
+import { CheckpointWriter, fileIdentity, probeCheckpointPath } from './checkpoint'
+import { CheckpointMismatchError, ContentTrail } from './content-mark'
 import { createDisplay, type Output } from './display'
 import { runImport } from './engine'
 import { openInput, type ImportInput } from './input'
@@ -24,6 +17,8 @@ import { IssueReport } from './report'
 import type { RecordFilter } from './to-message'
 import type { ImportSummary } from './types'
 import { Watermark } from './watermark'
+import { mismatch, planStart, Refusal, type StartPlan } from './start-plan'
+import { describeReadError, hints, untilReadError } from './command-notes'
 
 /** The process's streams, as the command uses them. */
 export interface CommandIo {
@@ -40,25 +35,6 @@ export const IMPORT_FLUSH_INTERVAL_MS = 50
 export const INTERRUPT_DRAIN_MS = 30_000
 
 const count = (n: number): string => n.toLocaleString('en-US')
-
-/** A refusal before anything is sent: the message, and whether the usage text should follow it. */
-class Refusal extends Error {
-  readonly withUsage: boolean
-  constructor(message: string, withUsage = false) {
-    super(message)
-    this.withUsage = withUsage
-  }
-}
-
-/** Where an import starts: after the checkpoint's line (`--resume`), or at line 1. */
-interface StartPlan {
-  readonly start: number
-  /** The checkpoint resumed from: its line and mark, checked as the input is read. */
-  readonly expected?: { readonly line: number; readonly mark: ContentMark }
-  readonly record?: CheckpointRecord
-  /** A notice to show before the import starts. */
-  readonly notice?: string
-}
 
 /**
  * `eventrail import FILE …`: reads the file, imports it through a client, shows progress, writes
@@ -136,76 +112,6 @@ export async function runImportCommand(argv: readonly string[], io: CommandIo): 
   // The sending code (~25 ms to load) is ready before the import, and its time and rate, start.
   if (!o.dryRun) await preloadDefaultFetch()
   return importFile(analytics, input, report, plan, o, io)
-}
-
-function nameOf(file: string): string {
-  return file === '-' ? 'standard input' : file
-}
-
-/**
- * Decides where the import starts, from the checkpoint (when there is one): after its line with
- * `--resume`, at line 1 with `--restart`; an existing checkpoint without either stops the command,
- * so that running it again by mistake neither sends everything again nor loses the checkpoint.
- */
-async function planStart(o: ImportCommandOptions): Promise<StartPlan> {
-  const path = o.checkpoint
-  if (path === undefined || (o.dryRun && !o.resume)) return { start: 0 }
-  let record: CheckpointRecord | undefined
-  try {
-    record = await loadCheckpoint(path)
-  } catch (err) {
-    if (err instanceof NotACheckpointError)
-      throw new Refusal(`${err.message}: give --checkpoint FILE another path (that file is left as it is)`)
-    throw new Refusal(`the checkpoint ${path} cannot be read (${err instanceof Error ? err.message : String(err)})`)
-  }
-  const name = nameOf(o.file)
-  if (record === undefined) {
-    return o.resume ? { start: 0, notice: `No checkpoint at ${path}: starting at line 1` } : { start: 0 }
-  }
-  if (o.restart) return { start: 0, notice: `Starting again at line 1 (--restart): ${path} will be replaced` }
-  const when = record.updatedAt ? `, written ${record.updatedAt}` : ''
-  const isOwn = record.file === (await fileIdentity(o.file))
-  if (!isOwn) {
-    throw new Refusal(
-      `${path} is the checkpoint of ${record.file}, not of ${o.file}: give --checkpoint FILE for this one, or add --restart to replace it`,
-    )
-  }
-  if (!o.resume) {
-    const line = count(record.line)
-    throw new Refusal(
-      record.complete === true
-        ? `${name} was imported in full already (checkpoint ${path}: line ${line}${when}). Add --restart to import it again from line 1, or --resume to send only the lines added since`
-        : `an import of ${name} stopped after line ${line} (checkpoint ${path}${when}). Add --resume to continue after line ${line}, or --restart to import it again from line 1 (the checkpoint is then replaced)`,
-    )
-  }
-  if (record.content === undefined || !isMark(record.content)) {
-    throw new Refusal(
-      `${path} does not record what identifies the content of ${name} (an older eventrail wrote it), so resuming from it could skip lines that were never sent. Add --restart to import it again from line 1`,
-    )
-  }
-  return { start: record.line, expected: { line: record.line, mark: record.content }, record }
-}
-
-function isMark(value: unknown): value is ContentMark {
-  const m = value as Partial<ContentMark> | null
-  const isDigest = (d: unknown): boolean =>
-    typeof d === 'object' &&
-    d !== null &&
-    typeof (d as { bytes?: unknown }).bytes === 'number' &&
-    typeof (d as { sha256?: unknown }).sha256 === 'string'
-  return typeof m === 'object' && m !== null && typeof m.offset === 'number' && isDigest(m.head) && isDigest(m.tail)
-}
-
-// Why a checkpoint is not resumed from: how the input differs, what the file was and is, what to do.
-function mismatch(o: ImportCommandOptions, record: CheckpointRecord, reason: string, now?: { size?: number; modifiedMs?: number }): string {
-  const then =
-    record.size !== undefined && now?.size !== undefined
-      ? ` (when the checkpoint was written it was ${count(record.size)} bytes, modified ${record.modifiedAt ?? '?'}; it is now ${count(now.size)} bytes, modified ${now.modifiedMs === undefined ? '?' : new Date(now.modifiedMs).toISOString()})`
-      : ''
-  return (
-    `${nameOf(o.file)} is not the input that the checkpoint ${o.checkpoint} was written for: ${reason}${then}. ` +
-    `Resuming would skip lines that were never sent. Add --restart to import it from line 1, or give --checkpoint FILE for a new one`
-  )
 }
 
 async function importFile(
@@ -383,68 +289,4 @@ async function importFile(
   if (summary.aborted) return interruptStatus
   const isIncomplete = readError !== undefined || summary.refused > 0 || summary.failed > 0 || summary.abandoned > 0
   return isIncomplete || checkpointError !== undefined || reportError !== undefined ? 1 : 0
-}
-
-// What to do next, after the summary: how to resume, and what the counts suggest.
-function hints(
-  o: ImportCommandOptions,
-  s: ImportSummary,
-  state: {
-    checkpointLine: number | undefined
-    verdicts: { accepted: number; dropped: number }
-    readError: unknown
-    /** Why the service was found down, when the outage breaker stopped the import. */
-    outage?: string | undefined
-  },
-): string[] {
-  const out: string[] = []
-  const canResume = state.checkpointLine !== undefined
-  const next = count(state.checkpointLine === undefined ? s.watermark + 1 : state.checkpointLine + 1)
-  if (s.aborted || s.abandoned > 0 || s.failed > 0 || s.stoppedAt !== undefined || state.readError !== undefined) {
-    if (o.dryRun) {
-      // A dry run writes no checkpoint.
-    } else if (!canResume) {
-      out.push(
-        o.checkpoint === undefined
-          ? 'Standard input has no checkpoint: to be able to resume, give --checkpoint FILE.'
-          : `The checkpoint could not be written: --resume cannot continue from here.`,
-      )
-    } else if (state.outage !== undefined) {
-      out.push(`The service is unavailable. Once it is reachable, run the same command with --resume to continue from line ${next}.`)
-    } else if (s.aborted) {
-      out.push(`Stopped. To continue from line ${next}, run the same command with --resume.`)
-    } else if (s.stoppedAt !== undefined) {
-      out.push(`Stopped at line ${count(s.stoppedAt)} (refused, --strict): correct it, then run the same command with --resume.`)
-    } else if (s.failed > 0 || s.abandoned > 0) {
-      out.push(
-        `Some lines were not delivered: once the service is reachable, run the same command with --resume to send again from line ${next}.`,
-      )
-    } else {
-      out.push(`Once the file can be read in full, run the same command with --resume to continue from line ${next}.`)
-    }
-  }
-  if (o.verdict === undefined && state.verdicts.dropped > 0) {
-    out.push(
-      `${count(state.verdicts.dropped)} of the records were dropped by the collector when it received them, and were imported too: add --verdict accepted to import only the accepted ones.`,
-    )
-  }
-  return out
-}
-
-// The items until the source fails: then they end, and `onError` has the error.
-async function* untilReadError<T>(items: AsyncIterable<T>, onError: (err: unknown) => void): AsyncGenerator<T> {
-  try {
-    yield* items
-  } catch (err) {
-    onError(err)
-  }
-}
-
-function describeReadError(file: string, lines: number, err: unknown): string {
-  const name = nameOf(file)
-  const code = (err as { code?: unknown } | null)?.code
-  const message = err instanceof Error ? err.message : String(err)
-  // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR) say what is wrong with the data, not that it is gzip.
-  const reason = typeof code === 'string' && code.startsWith('Z_') ? `not valid gzip data (${message})` : message
-  return `${name} could not be read past line ${count(lines)}: ${reason}`
 }

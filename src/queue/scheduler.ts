@@ -1,7 +1,8 @@
-import { ClosedError, QueueFullError, ServiceUnavailableError, TimeoutError } from '../core/errors'
+import { ClosedError, type QueueFullError, TimeoutError } from '../core/errors'
+import { hasRoom, queueFull, roomBeside } from './bounds'
 import { MAX_BATCH_BYTES } from '../core/limits'
-import type { RetryInfo } from '../delivery/deliver'
-import { settle, settleAlone } from './settle'
+import type { SchedulerHooks } from './scheduler-hooks'
+import { settle, settleParked } from './settle'
 import type { ResolvedOptions } from '../config/options'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../core/types'
@@ -10,6 +11,7 @@ import { FlushTriggers } from './flush-triggers'
 import { FlushWaiters, type FlushOutcome } from './flush-waiters'
 import { HeldTimers } from './held-timers'
 import { markBusy, markIdle, type IdleReleasable } from '../platform/idle-release'
+import { KeepAlive } from './keep-alive'
 import { LaneExpiry } from './lane-expiry'
 import { Lanes } from './lanes'
 import type { BreakerStatus } from './outage'
@@ -20,30 +22,6 @@ import { SendMachinery } from './send-machinery'
 import type { Durability, DurabilityFactory, DurabilityHost, DurabilityStats } from './durability'
 
 export type { FlushOutcome } from './flush-waiters'
-
-/** What the scheduler tells its owner. */
-export interface SchedulerHooks {
-  /**
-   * A request ended: delivered (`error` undefined) or failed for good; `replayed` of its messages
-   * came from a spool a gone process left. Called before callbacks run.
-   */
-  requestDone(
-    path: string,
-    entries: readonly QueuedEntry[],
-    bytes: number,
-    error: Error | undefined,
-    durationMs?: number,
-    replayed?: number,
-  ): void
-  /** A request is about to be retried. */
-  retry(info: RetryInfo): void
-  /** Something the library could not hand to anyone else (a callback threw). */
-  report(err: unknown): void
-  /** The outage breaker opened (with the error messages now get) or closed (after `downMs`). */
-  breaker(
-    change: { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number },
-  ): void
-}
 
 /**
  * Coordinates the flow from the lanes to requests: it takes messages in, asks the flush rules what
@@ -64,7 +42,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   #draining = false
   #closed = false
   #gaveUp = false
-  #keepAlivePending = false
+  readonly #keepAlive: KeepAlive | undefined
   readonly #send: SendMachinery
   #expiry: LaneExpiry | undefined
   readonly #spool: Durability | undefined
@@ -74,12 +52,9 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   constructor(options: ResolvedOptions, hooks: SchedulerHooks, durability?: DurabilityFactory) {
     this.#options = options
     this.#hooks = hooks
-    this.#triggers = new FlushTriggers(
-      options.flushAt,
-      options.flushIntervalMs,
-      () => this.#pump.pump(),
-      (err) => hooks.report(err),
-    )
+    const report = (err: unknown): void => hooks.report(err)
+    if (options.waitUntil !== undefined) this.#keepAlive = new KeepAlive(options.waitUntil, () => this.flush(false), report)
+    this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump.pump(), report)
     this.#send = new SendMachinery(options, this.#timers, this.#lanes, {
       hasWorkForSlot: () => this.#pump.hasWork,
       pump: () => this.#pump.pump(),
@@ -123,21 +98,10 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       push: (entry) => this.#push(entry),
       pushRead: (entries) => this.#pushRead(entries),
       flushQueued: (wantBatch, through) => this.#flushQueued(wantBatch, through),
-      endQueued: (error) => this.#endQueued(error),
-      endParked: (callbacks, error) => {
-        const entries = callbacks.map((callback): QueuedEntry => ({
-          seq: 0,
-          at: 0,
-          json: '',
-          bytes: 0,
-          head: undefined,
-          isAlias: false,
-          callback,
-        }))
-        this.#hooks.requestDone('', entries, 0, error)
-        // Never in a request: no batch to hand them, as for a message that was never queued.
-        for (const callback of callbacks) settleAlone(callback, error, (err) => this.#hooks.report(err))
-      },
+      // Closed while the service is down: every message in memory, in a request or not, ends
+      // with `error` (its record stays for the next client), and nothing more starts.
+      endQueued: (error) => this.#endAll(error),
+      endParked: (callbacks, error) => settleParked(callbacks, error, this.#hooks),
     }
   }
 
@@ -176,11 +140,6 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     return this.#send.outage?.status ?? 'closed'
   }
 
-  /** Whether `close()` has been called. */
-  get isClosed(): boolean {
-    return this.#closed
-  }
-
   /**
    * Takes a serialized message, or returns why it cannot (closed, queue full). `held` messages of
    * about `heldBytes` wait in async plugins and count toward the bounds too (see `roomBeside`).
@@ -188,81 +147,42 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, held = 0, heldBytes = 0): Error | undefined {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
     const { json, bytes, head } = serialized
-    const isFull =
-      this.#pendingCount + held >= this.#options.maxQueueSize || this.#pendingBytes + heldBytes + bytes > this.#options.maxQueueBytes
+    const isFull = !hasRoom(this.#options, this.#pendingCount + held, this.#pendingBytes + heldBytes + bytes)
     if (this.#spool !== undefined) return this.#spool.enqueue(serialized, isAlias, callback, isFull)
-    if (isFull) return this.#queueFull()
+    if (isFull) return queueFull(this.#options, this.#pendingCount, this.#pendingBytes)
     this.#push({ seq: this.#seq + 1, at: Date.now(), json, bytes, head, isAlias, callback })
     return undefined
   }
 
-  /**
-   * Whether a new message has room while `held` messages of about `heldBytes` wait outside the
-   * queue, in async plugins: they count toward `maxQueueSize` and `maxQueueBytes` with the queued
-   * ones. `bytes`: the message's estimated size once it waits in a plugin itself; `undefined`
-   * before its plugins ran. With a spool, queued messages (and a message that does not wait) can
-   * go to disk, so only a message that waits is refused there, and only the held ones count. The
-   * QueueFullError the message gets, else undefined.
-   */
+  /** Whether a new message has room beside `held` messages in async plugins (see `bounds.ts`, `roomBeside`). */
   roomBeside(held: number, heldBytes: number, bytes: number | undefined): QueueFullError | undefined {
-    const { maxQueueSize, maxQueueBytes } = this.#options
-    const spooled = this.#spool !== undefined
-    if (spooled && bytes === undefined) return undefined
-    const count = spooled ? held : this.#pendingCount + held
-    const queuedBytes = spooled ? heldBytes : this.#pendingBytes + heldBytes
-    if (count < maxQueueSize && queuedBytes + (bytes ?? 0) <= maxQueueBytes) return undefined
-    return new QueueFullError(
-      `the queue is full (${count} messages, about ${queuedBytes} bytes, ${held} of them in plugins; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
-    )
-  }
-
-  #queueFull(): QueueFullError {
-    const { maxQueueSize, maxQueueBytes } = this.#options
-    return new QueueFullError(
-      `the queue is full (${this.#pendingCount} messages, ${this.#pendingBytes} bytes; maxQueueSize ${maxQueueSize}, maxQueueBytes ${maxQueueBytes}): the message was not queued`,
-    )
+    return roomBeside(this.#options, this.#spool !== undefined, this.#pendingCount, this.#pendingBytes, held, heldBytes, bytes)
   }
 
   #push(entry: QueuedEntry): void {
-    this.#seq = entry.seq
-    this.#lanes.push(entry)
-    this.#pendingBytes += entry.bytes
-    if (++this.#pendingCount === 1) {
-      holdsWork(this)
-      markBusy(this)
-    }
+    this.#add([entry])
     this.#triggers.afterEnqueue(this.#seq, this.#lanes.length, !entry.isAlias && this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
-    if (this.#options.waitUntil !== undefined) this.#keepAlive(this.#options.waitUntil)
+    if (this.#keepAlive !== undefined && !this.#keepAlive.pending) this.#keepAlive.arm()
   }
 
   // Messages read back from the spool: queued, and due at once.
   #pushRead(entries: QueuedEntry[]): void {
+    this.#add(entries)
+    this.#triggers.flushThrough(this.#seq)
+  }
+
+  // Entries join their lanes; the first pending one holds the process's exit and marks the client busy.
+  #add(entries: readonly QueuedEntry[]): void {
     for (const entry of entries) {
       this.#seq = entry.seq
       this.#lanes.push(entry)
       this.#pendingBytes += entry.bytes
     }
-    if (this.#pendingCount === 0) {
+    if (this.#pendingCount === 0 && entries.length > 0) {
       holdsWork(this)
       markBusy(this)
     }
     this.#pendingCount += entries.length
-    this.#triggers.flushThrough(this.#seq)
-  }
-
-  // With `waitUntil`: after the caller's synchronous run of calls, flush what it queued and hand
-  // the platform the promise of that flush, which settles when every one of them has an outcome.
-  #keepAlive(waitUntil: (promise: Promise<unknown>) => void): void {
-    if (this.#keepAlivePending) return
-    this.#keepAlivePending = true
-    void Promise.resolve().then(() => {
-      this.#keepAlivePending = false
-      try {
-        waitUntil(this.flush(false).then(() => undefined))
-      } catch (err) {
-        this.#hooks.report(err)
-      }
-    })
   }
 
   /** Sends everything queued; resolves when every message enqueued before the call has an outcome. */
@@ -284,10 +204,12 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   // The service is down and the messages are safe on disk: every flush that waits settles now.
   #releaseWaiters(): void {
     for (let n = this.#waiters.releaseAll(); n > 0; n--) this.#timers.hold(-1)
-    if (this.#draining) {
-      this.#draining = false
-      this.#timers.hold(-1)
-    }
+    this.#stopDraining()
+  }
+
+  #stopDraining(): void {
+    if (this.#draining) this.#timers.hold(-1)
+    this.#draining = false
   }
 
   /** Sends everything queued so far right after the caller's synchronous run of calls (someone awaits it). */
@@ -311,14 +233,6 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     })
   }
 
-  // Every queued message ends with `error`, and nothing more is taken into a request.
-  #endQueued(error: Error): void {
-    this.#gaveUp = true
-    for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
-      if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
-    }
-  }
-
   /** Called when the event loop runs dry: send what is queued and hold the process until it has an outcome. */
   drainBeforeExit(): void {
     // With a spool, messages wait on disk while the service is down: the process may end.
@@ -330,11 +244,18 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#triggers.flushThrough(this.#seq)
   }
 
-  // The breaker opened, or its probe failed: everything that waits fails at once, together.
-  #failWaiting(error: ServiceUnavailableError): void {
-    for (const entries of [...this.#requests.takeResends(), this.#lanes.takeAll()]) {
+  // The breaker opened, or its probe failed: everything that waits fails at once, together; with
+  // `inFlight`, the requests being sent too (aborted: the ends they come to later do not count).
+  #failWaiting(error: Error, inFlight = false): void {
+    for (const entries of [...(inFlight ? this.#requests.takeAll(error) : this.#requests.takeResends()), this.#lanes.takeAll()]) {
       if (entries.length > 0) this.#complete(entries, entries[0].isAlias ? '/v1/alias' : '/v1/batch', 0, error)
     }
+  }
+
+  // Nothing more starts, and every message in memory ends now with `error`, even in a request whose fetch ignores the abort.
+  #endAll(error: Error): void {
+    this.#gaveUp = true
+    this.#failWaiting(error, true)
   }
 
   // Every entry ends here, once: counts, hooks, the flush waiters, callbacks. Entries are in order.
@@ -348,10 +269,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     if (this.#pendingCount === 0) {
       releasesWork(this)
       if (this.#options.enable) markIdle(this)
-      if (this.#draining) {
-        this.#draining = false
-        this.#timers.hold(-1)
-      }
+      this.#stopDraining()
     }
   }
 
@@ -372,12 +290,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   #giveUp(timeoutMs: number): void {
-    const reason = new TimeoutError(`closeAndFlush: messages still without an outcome after ${timeoutMs} ms`)
-    this.#gaveUp = true
-    // Everything ends now, even a request whose fetch ignores the abort.
-    for (const entries of [...this.#requests.takeAll(reason), this.#lanes.takeAll()]) {
-      if (entries.length > 0) this.#complete(entries, '', 0, reason)
-    }
+    this.#endAll(new TimeoutError(`closeAndFlush: messages still without an outcome after ${timeoutMs} ms`))
   }
 
   get #laneExpiry(): LaneExpiry {

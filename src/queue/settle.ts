@@ -1,6 +1,6 @@
 import { messageText } from '../message/serialize'
 import type { QueuedEntry } from './queue'
-import type { Message } from '../core/types'
+import type { Callback, Message } from '../core/types'
 
 const OUTCOME_ONLY = Symbol('eventrail.outcomeOnly')
 
@@ -62,4 +62,29 @@ export function settleLater(
   report: (err: unknown) => void,
 ): void {
   void Promise.resolve().then(() => settleAlone(callback, error, report))
+}
+
+/**
+ * Messages kept outside memory (on the disk only) end with `error`: counted by `requestDone` as
+ * failed, and each callback run once, with no batch (they were in no request).
+ */
+export function settleParked(
+  callbacks: readonly Callback[],
+  error: Error,
+  hooks: {
+    requestDone(path: string, entries: readonly QueuedEntry[], bytes: number, error: Error | undefined): void
+    report(err: unknown): void
+  },
+): void {
+  const entries = callbacks.map((callback): QueuedEntry => ({
+    seq: 0,
+    at: 0,
+    json: '',
+    bytes: 0,
+    head: undefined,
+    isAlias: false,
+    callback,
+  }))
+  hooks.requestDone('', entries, 0, error)
+  for (const callback of callbacks) settleAlone(callback, error, (err) => hooks.report(err))
 }
