@@ -16,8 +16,10 @@ export interface Segment {
   done: number
   /** No record will be added. */
   sealed: boolean
+  /** Taken over: the records of the file when it was read (the ordinal of the next one). */
+  frames?: number
   /** Taken over: the ordinals that had their outcome in an earlier process. */
-  readonly acked: ReadonlySet<number> | undefined
+  acked: ReadonlySet<number> | undefined
 }
 
 /** Whatever a write to the disk could not do: the segment is left as it was before it. */

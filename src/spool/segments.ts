@@ -48,8 +48,14 @@ export class SegmentStore {
     return this.#active
   }
 
-  /** Registers a segment taken over: `total` records of it wait for an outcome here. */
-  adopt(path: string, size: number, total: number, acked: ReadonlySet<number>): Segment {
+  /**
+   * Called before a segment taken over is deleted: true when its file grew since it was read (a
+   * live client still appended to it: its new records were added, and it is not deleted).
+   */
+  grew: ((segment: Segment) => boolean) | undefined
+
+  /** Registers a segment taken over: `total` of its `frames` records wait for an outcome here. */
+  adopt(path: string, size: number, total: number, acked: ReadonlySet<number>, frames: number): Segment {
     const segment: Segment = {
       id: this.#nextId++,
       path,
@@ -62,6 +68,7 @@ export class SegmentStore {
       done: 0,
       sealed: true,
       acked,
+      frames,
     }
     this.#segments.set(segment.id, segment)
     this.bytes += size
@@ -121,7 +128,7 @@ export class SegmentStore {
 
   #ackIn(segment: Segment, refs: readonly number[], from: number, to: number): void {
     segment.done += to - from
-    if (this.#isDone(segment)) return this.#delete(segment)
+    if (this.#isDone(segment) && this.#delete(segment)) return
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
     for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
     try {
@@ -142,9 +149,11 @@ export class SegmentStore {
     return true
   }
 
-  /** Deletes a segment and its ack file. */
-  #delete(segment: Segment): void {
-    if (!this.#segments.delete(segment.id)) return
+  /** Deletes a segment and its ack file; false when it is kept (it grew). */
+  #delete(segment: Segment): boolean {
+    // A take-over never deletes what a live owner still appended (it was thought gone): those are sent too.
+    if (!segment.own && this.grew?.(segment) === true) return false
+    if (!this.#segments.delete(segment.id)) return true
     this.bytes -= segment.size
     for (const fd of [segment.fd, segment.ackFd]) {
       if (fd < 0) continue
@@ -159,6 +168,14 @@ export class SegmentStore {
         // Gone already (the ack file was never written), or the disk refuses: nothing to send.
       }
     }
+    return true
+  }
+
+  /** A segment taken over grew to `size` bytes: `count` more of its records wait for an outcome here. */
+  extend(segment: Segment, size: number, count: number): void {
+    this.bytes += size - segment.size
+    segment.size = size
+    segment.total += count
   }
 
   /** Whether some segment still holds records without an outcome. */
@@ -193,10 +210,18 @@ export class SegmentStore {
   }
 
   #begin(): Segment {
-    const path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
-    let fd: number
+    let path = ''
+    let fd = -1
     try {
-      fd = createFile(this.#fs, path)
+      // A part taken over as this client's own (see `claimAsPart`) holds its first owner's segments: their names are skipped.
+      for (let tries = 0; fd < 0; tries++) {
+        path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
+        try {
+          fd = createFile(this.#fs, path)
+        } catch (err) {
+          if (errorCode(err) !== 'EEXIST' || tries >= 1000) throw err
+        }
+      }
       writeAll(this.#fs, fd, SEGMENT_MAGIC, SEGMENT_MAGIC.length)
     } catch (err) {
       throw new SpoolWriteError(errorCode(err), `cannot create ${path}: ${String((err as Error)?.message ?? err)}`)

@@ -4,7 +4,7 @@ import { errorCode, realFs, type SpoolFs } from './files'
 import { beat, createPart, UntrustedDirError, releasePart, removePart } from './parts'
 import { SpoolWriteError } from './segment'
 import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
-import { takeOverParts } from './takeover'
+import { adoptGrowth, takeOverAsPart, takeOverParts } from './takeover'
 
 /** How a spool is set up. */
 export interface SpoolSettings {
@@ -72,6 +72,7 @@ export class Spool {
     this.#reports = reports
     this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? segmentBytesFor(settings.maxBytes))
     this.#backlog = new Backlog(this.#fs, this.#store)
+    this.#store.grew = (segment) => adoptGrowth(this.#fs, segment, this.#store, this.#backlog)
     this.#timer = setInterval(() => this.#tick(), TICK_MS)
     this.#timer.unref?.()
     this.#openPart()
@@ -149,8 +150,19 @@ export class Spool {
 
   /** Takes over the parts of clients that are gone; returns how many records were found. */
   takeOver(): number {
-    if (this.#part === undefined) return 0
-    const { count, torn } = takeOverParts(this.#fs, this.#root, this.#part, this.#tenant, this.#store, this.#backlog)
+    let count = 0
+    let torn = 0
+    if (this.#part === undefined) {
+      // No part could be made (a full disk): a gone client's part becomes this one's, by a rename.
+      const taken = takeOverAsPart(this.#fs, this.#root, this.#tenant, this.#store, this.#backlog)
+      if (taken === undefined) return 0
+      this.#part = taken.part
+      this.#store.writeTo(taken.part)
+      ;({ count, torn } = taken)
+    }
+    const more = takeOverParts(this.#fs, this.#root, this.#part, this.#tenant, this.#store, this.#backlog)
+    count += more.count
+    torn += more.torn
     if (count > 0 || torn > 0) this.#reports.found(count, torn)
     return count
   }
@@ -198,8 +210,8 @@ export class Spool {
     this.#ticks += 1
     void this.#store.sync()
     if (this.#failedAt >= 0 && this.#ticks - this.#failedAt >= RETRY_EVERY_TICKS) this.#retry()
-    if (this.#ticks % BEAT_EVERY_TICKS !== 0 || this.#part === undefined) return
-    if (!beat(this.#fs, this.#part)) {
+    if (this.#ticks % BEAT_EVERY_TICKS !== 0) return
+    if (this.#part !== undefined && !beat(this.#fs, this.#part)) {
       // Another client took this part over (this one was thought dead): go on in a new one.
       releasePart(this.#part)
       this.#part = undefined
