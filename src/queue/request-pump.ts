@@ -150,7 +150,7 @@ export class RequestPump {
       }
       error = refusedAlone(request, error)
     }
-    if (error !== undefined && this.#owner.spool()?.waitsAgain(error) === true) {
+    if (error !== undefined && this.#owner.spool()?.waitsAgain(error, request.entries) === true) {
       // With a spool, what the service did not take waits for it (on disk), first in line.
       this.#requests.requeue(request.entries)
       this.pump()

@@ -3,6 +3,7 @@ import type { FlushOutcome } from '../queue/flush-waiters'
 import type { QueuedEntry } from '../queue/queue'
 import type { Serialized } from '../message/serialize'
 import type { Callback } from '../types'
+import { tellKept } from '../kept'
 import { recordProblem } from './record-check'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
 import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
@@ -63,7 +64,16 @@ export class SpoolFlow {
       )
     }
     if (rec >= 0 && diskOnly) {
-      if (callback !== undefined) this.#callbacks.set(rec, callback)
+      if (callback === undefined) return undefined
+      this.#callbacks.set(rec, callback)
+      // A caller of deliver.* waits no longer: the service is known down, the message is on disk.
+      if (host.isDown())
+        tellKept(
+          callback,
+          new this.#deps.ServiceUnavailableError(
+            'the service is down (the outage breaker is open): the message is kept in the spool and will be delivered once it is back',
+          ),
+        )
       return undefined
     }
     if (rec < 0) {
@@ -174,8 +184,16 @@ export class SpoolFlow {
   /**
    * Whether a request that failed with `error` waits for the service instead (sent again): it is
    * down (the breaker), did not answer, answered 5xx, 408 or 429, or the retries ran out on those.
+   * Its `entries` kept on disk then tell a caller of `deliver.*` so, with `error` (see `kept.ts`):
+   * it settles within the retry budget, as without a spool.
    */
-  waitsAgain(error: Error): boolean {
+  waitsAgain(error: Error, entries: readonly QueuedEntry[] = []): boolean {
+    if (!this.#waitsAgain(error)) return false
+    for (const entry of entries) if (entry.callback !== undefined && (entry.rec ?? -1) >= 0) tellKept(entry.callback, error)
+    return true
+  }
+
+  #waitsAgain(error: Error): boolean {
     if (this.#host.gaveUp()) return false
     if (error instanceof this.#deps.ServiceUnavailableError) return true
     const status = this.#statusOf(error)
