@@ -209,12 +209,14 @@ export class SpoolFlow {
   /**
    * Entries have their outcome: their records are acked when it is final (delivered, or the
    * service refused the message itself: 400, 413, 422); other refusals (a wrong write key, a
-   * redirect) stay on disk for a client set up right. Returns how many were replayed.
+   * redirect) stay on disk for a client set up right: kept, they do not pin their segment (it is
+   * compacted, see `SegmentStore.keep`). Returns how many were replayed.
    */
   done(entries: readonly QueuedEntry[], error: Error | undefined): number {
     const status = error === undefined ? null : this.#statusOf(error)
     const ack = error === undefined || status === 400 || status === 413 || status === 422
     const refs: number[] = []
+    const keptBytes: number[] = []
     let replayed = 0
     for (const entry of entries) {
       const rec = entry.rec ?? -1
@@ -222,11 +224,14 @@ export class SpoolFlow {
         this.unsaved -= 1
         continue
       }
-      if (ack) refs.push(rec)
+      refs.push(rec)
+      // A record's bytes on disk: its header, its kind, the message.
+      if (!ack) keptBytes.push(entry.bytes + 9)
       if (this.#replayed.delete(rec)) replayed += 1
     }
     this.#replayedTotal += replayed
-    this.#spool.ack(refs)
+    if (ack) this.#spool.ack(refs)
+    else this.#spool.keep(refs, keptBytes)
     return replayed
   }
 

@@ -16,9 +16,18 @@ export interface Segment {
   done: number
   /** No record will be added. */
   sealed: boolean
+  /**
+   * Records that had an outcome here that does not end them (a refusal of the client's setup:
+   * 401, 403, a redirect): they stay on disk for a client set up right, and are copied forward
+   * when the rest of their segment is done (see `SegmentStore`).
+   */
+  kept?: { count: number; bytes: number; readonly ordinals: Set<number> }
   /** Taken over: the records of the file when it was read (the ordinal of the next one). */
   frames?: number
-  /** Taken over: the ordinals that had their outcome in an earlier process. */
+  /**
+   * The ordinals not to read here: taken over, those that had their outcome in an earlier process;
+   * own, the copies of kept records (they had theirs).
+   */
   acked: ReadonlySet<number> | undefined
 }
 

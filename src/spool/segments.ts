@@ -1,5 +1,5 @@
-import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
-import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
+import { encodeFrame, encoded, MAX_SEGMENT_FILE_BYTES, readFrames, SEGMENT_MAGIC } from './frame'
+import { appendFile, closeQuietly, createFile, errorCode, readFile, writeAll, type SpoolFs } from './files'
 import { SpoolWriteError, type Segment } from './segment'
 
 export type { Segment } from './segment'
@@ -25,6 +25,9 @@ export class SegmentStore {
   #nextOwn = 1
   #ownDir = ''
   #active: Segment | undefined
+  #compacting = false
+  #closed = false
+  readonly #toCompact = new Set<Segment>()
   /** Bytes of every segment still on disk. */
   bytes = 0
 
@@ -82,9 +85,13 @@ export class SegmentStore {
    */
   append(head: string | undefined, json: string, isAlias: boolean, maxBytes: number): number {
     const length = encodeFrame(this.#scratch, head, json, isAlias)
-    const buffer = encoded
     // Ack files are not counted: 4 bytes a record at most, deleted with their segment.
     if (this.bytes + length + (this.#active === undefined ? SEGMENT_MAGIC.length : 0) > maxBytes) return -1
+    return this.#write(encoded, length)
+  }
+
+  // Appends one encoded record to the active segment (begun when there is none) and returns its reference.
+  #write(buffer: Buffer, length: number): number {
     const segment = this.#active ?? this.#begin()
     try {
       writeAll(this.#fs, segment.fd, buffer, length)
@@ -120,15 +127,32 @@ export class SegmentStore {
     }
   }
 
+  /**
+   * The records of `refs` (of `bytes` each, about) had an outcome that does not end them: they
+   * stay on disk for a client set up right (see `SpoolFlow.done`). They no longer pin their
+   * segment: once the rest of it is done, they are copied forward and it is deleted.
+   */
+  keep(refs: readonly number[], bytes: readonly number[]): void {
+    for (let k = 0; k < refs.length; k++) {
+      const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
+      if (segment === undefined) continue
+      segment.kept ??= { count: 0, bytes: 0, ordinals: new Set() }
+      segment.kept.count += 1
+      segment.kept.bytes += bytes[k]
+      segment.kept.ordinals.add(refs[k] % RECORDS_PER_SEGMENT)
+      this.#settle(segment)
+    }
+  }
+
   /** `count` records of `segment` will never be read (torn, or the file went): they count as done. */
   giveUp(segment: Segment, count: number): void {
-    segment.total = Math.max(segment.done, segment.total - count)
-    if (segment.sealed && segment.done >= segment.total) this.#delete(segment)
+    segment.total = Math.max(segment.done + (segment.kept?.count ?? 0), segment.total - count)
+    if (segment.sealed) this.#settle(segment)
   }
 
   #ackIn(segment: Segment, refs: readonly number[], from: number, to: number): void {
     segment.done += to - from
-    if (this.#isDone(segment) && this.#delete(segment)) return
+    if (this.#settle(segment)) return
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
     for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
     try {
@@ -140,13 +164,64 @@ export class SegmentStore {
     }
   }
 
-  #isDone(segment: Segment): boolean {
-    if (segment.done < segment.total) return false
-    if (segment.sealed) return true
-    // The active segment: every record has its outcome; past a size, begin a new one and delete it.
-    if (segment.size < RECLAIM_AT_BYTES) return false
-    this.#seal()
-    return true
+  /**
+   * A segment each of whose records has an outcome goes: deleted, once its kept records (if any)
+   * are copied forward, unless they are most of it (then it is mostly what must stay on disk, and
+   * stays). The active segment goes past a size only, a new one being begun. True when it went.
+   */
+  #settle(segment: Segment): boolean {
+    const kept = segment.kept
+    if (segment.done + (kept?.count ?? 0) < segment.total) return false
+    if (!segment.sealed) {
+      if (segment.size < RECLAIM_AT_BYTES) return false
+      this.#seal()
+      return !this.#segments.has(segment.id)
+    }
+    if (kept === undefined || kept.count === 0) return this.#delete(segment)
+    // Closing: no new segment is begun; the next client on the directory has them as they are.
+    if (kept.bytes * 2 > segment.size || this.#closed) return false
+    if (this.#compacting) {
+      this.#toCompact.add(segment)
+      return false
+    }
+    this.#compacting = true
+    try {
+      const went = this.#moveKept(segment)
+      for (const next of this.#toCompact) {
+        this.#toCompact.delete(next)
+        if (this.#segments.has(next.id)) this.#moveKept(next)
+      }
+      return went
+    } finally {
+      this.#compacting = false
+    }
+  }
+
+  // Copies the kept records of a done segment to the active one (marked there as kept: never read
+  // here), then deletes it. A copy the disk refuses leaves the segment as it is (at worst a
+  // duplicate later, with the same messageId).
+  #moveKept(segment: Segment): boolean {
+    const kept = segment.kept as NonNullable<Segment['kept']>
+    try {
+      const data = readFile(this.#fs, segment.path, 0, Infinity, MAX_SEGMENT_FILE_BYTES)
+      const body = data.subarray(SEGMENT_MAGIC.length)
+      const run = readFrames(body, 0, kept.count, (o) => kept.ordinals.has(o), true)
+      for (const frame of run.frames) {
+        const length = encodeFrame(this.#scratch, undefined, frame.text, frame.isAlias)
+        const ref = this.#write(encoded, length)
+        const into = this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment
+        into.kept ??= { count: 0, bytes: 0, ordinals: new Set() }
+        into.kept.count += 1
+        into.kept.bytes += length
+        into.kept.ordinals.add(ref % RECORDS_PER_SEGMENT)
+        const skip = (into.acked as Set<number> | undefined) ?? new Set<number>()
+        skip.add(ref % RECORDS_PER_SEGMENT)
+        into.acked = skip
+      }
+    } catch {
+      return false
+    }
+    return this.#delete(segment)
   }
 
   /** Deletes a segment and its ack file; false when it is kept (it grew). */
@@ -201,6 +276,7 @@ export class SegmentStore {
 
   /** Closes every descriptor (the files stay). */
   close(): void {
+    this.#closed = true
     this.#seal()
     for (const segment of this.#segments.values()) {
       if (segment.ackFd >= 0) closeQuietly(this.#fs, segment.ackFd)
@@ -255,7 +331,7 @@ export class SegmentStore {
     segment.fd = -1
     if (this.#dirty.delete(fd)) this.#fs.fdatasync(fd, () => closeQuietly(this.#fs, fd))
     else closeQuietly(this.#fs, fd)
-    if (segment.done >= segment.total) this.#delete(segment)
+    this.#settle(segment)
   }
 }
 

@@ -138,6 +138,11 @@ export class Spool {
     if (refs.length > 0) this.#store.ack(refs)
   }
 
+  /** These records had an outcome that does not end them (401, 403, a redirect): they stay on disk, without pinning their segment. */
+  keep(refs: readonly number[], bytes: readonly number[]): void {
+    if (refs.length > 0) this.#store.keep(refs, bytes)
+  }
+
   /** Reads back up to `maxCount` records that wait on the disk only. */
   read(maxCount: number, maxBytes: number): SpoolRecord[] {
     return this.#backlog.count > 0 ? this.#backlog.read(maxCount, maxBytes) : []
