@@ -200,6 +200,26 @@ export function claim(fs: SpoolFs, root: string, name: string, into: string): st
   }
 }
 
+/**
+ * Where the part `name` of `root` went when another client took it over (`<part>/from-<name>`, at
+ * any depth: that client's part may have been taken over in its turn); undefined when it is gone.
+ */
+export function findMoved(fs: SpoolFs, root: string, name: string, depth = 4): string | undefined {
+  let entries: ReturnType<typeof listDir>
+  try {
+    entries = listDir(fs, root)
+  } catch {
+    return undefined
+  }
+  for (const d of entries) {
+    if (!d.isDirectory() || !(d.name.startsWith('part-') || d.name.startsWith('from-'))) continue
+    if (d.name === `from-${name}`) return `${root}/${d.name}`
+    const found = depth > 1 ? findMoved(fs, `${root}/${d.name}`, name, depth - 1) : undefined
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
 /** The segment files of a part taken over, oldest first: those of parts it had taken over itself come first. */
 export function segmentsOf(fs: SpoolFs, dir: string): string[] {
   let entries: ReturnType<typeof listDir>

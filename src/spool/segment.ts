@@ -1,8 +1,9 @@
 /** One segment file, this process's own or one taken over from a process that died. */
 export interface Segment {
   readonly id: number
-  readonly path: string
-  readonly ackPath: string
+  /** Where the file is (its part moves when a client takes it over). */
+  path: string
+  ackPath: string
   /** This process's own (it writes to it) or taken over (it only reads it and acks its records). */
   readonly own: boolean
   /** The descriptor appended to (own, while it is the active one); -1 else. */

@@ -42,6 +42,15 @@ export class SegmentStore {
     this.#ownDir = dir
   }
 
+  /** This client's part was moved from `from` to `to` (taken over while it lived): its own segments are there now. */
+  retarget(from: string, to: string): void {
+    for (const segment of this.#segments.values()) {
+      if (!segment.own || !segment.path.startsWith(`${from}/`)) continue
+      segment.path = to + segment.path.slice(from.length)
+      segment.ackPath = ackPathOf(segment.path)
+    }
+  }
+
   get(id: number): Segment | undefined {
     return this.#segments.get(id)
   }

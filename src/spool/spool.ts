@@ -1,7 +1,7 @@
 import { Backlog, type SpoolRecord } from './backlog'
 import { SEGMENT_BYTES, SEGMENT_MAGIC } from './frame'
 import { errorCode, realFs, type SpoolFs } from './files'
-import { beat, createPart, UntrustedDirError, releasePart, removePart } from './parts'
+import { beat, createPart, findMoved, UntrustedDirError, releasePart, removePart } from './parts'
 import { SpoolWriteError } from './segment'
 import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
 import { adoptGrowth, takeOverAsPart, takeOverParts } from './takeover'
@@ -44,6 +44,8 @@ export const SPOOL_UNAVAILABLE = -2
 const TICK_MS = 1000
 const BEAT_EVERY_TICKS = 5
 const RETRY_EVERY_TICKS = 30
+/** No tick ran for this long: the process was paused (its part may have been taken over meanwhile). */
+const STALL_MS = 3 * TICK_MS
 
 /**
  * One client's spool: its part of the directory, the records it wrote and those it took over, and
@@ -60,6 +62,7 @@ export class Spool {
   readonly #timer: ReturnType<typeof setInterval>
   #part: string | undefined
   #ticks = 0
+  #lastTickAt = performance.now()
   #failedAt = -1
   #down = false
   #closed = false
@@ -114,6 +117,7 @@ export class Spool {
    * With `diskOnly`, the record is read back later: the client keeps no copy in memory.
    */
   append(head: string | undefined, json: string, isAlias: boolean, diskOnly: boolean): number {
+    this.#afterStall()
     if (!this.isAvailable) return SPOOL_UNAVAILABLE
     const before = this.#store.active
     const offset = before?.size ?? SEGMENT_MAGIC.length
@@ -145,6 +149,7 @@ export class Spool {
 
   /** Reads back up to `maxCount` records that wait on the disk only. */
   read(maxCount: number, maxBytes: number): SpoolRecord[] {
+    this.#afterStall()
     return this.#backlog.count > 0 ? this.#backlog.read(maxCount, maxBytes) : []
   }
 
@@ -215,14 +220,37 @@ export class Spool {
     this.#ticks += 1
     void this.#store.sync()
     if (this.#failedAt >= 0 && this.#ticks - this.#failedAt >= RETRY_EVERY_TICKS) this.#retry()
-    if (this.#ticks % BEAT_EVERY_TICKS !== 0) return
-    if (this.#part !== undefined && !beat(this.#fs, this.#part)) {
-      // Another client took this part over (this one was thought dead): go on in a new one.
-      releasePart(this.#part)
-      this.#part = undefined
-      this.#openPart()
-    }
+    const stalled = this.#afterStall()
+    if (this.#ticks % BEAT_EVERY_TICKS !== 0 && !stalled) return
+    if (this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
     this.takeOver()
+  }
+
+  /**
+   * Before anything is written or read after the process was paused (no tick for a while: a
+   * debugger, SIGSTOP, a VM paused, an event loop blocked), whether another client took this part
+   * over meanwhile (it thought this one gone): nothing more goes to the part it took.
+   */
+  #afterStall(): boolean {
+    const now = performance.now()
+    const stalled = now - this.#lastTickAt > STALL_MS
+    this.#lastTickAt = now
+    if (stalled && this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
+    return stalled
+  }
+
+  // Another client took this part over (this one was thought gone): its files are where that
+  // client put them; this client reads and acks them there, and goes on writing in a new part.
+  // What it wrote stays sent at least once: by that client (what it read, and what was appended
+  // after, see adoptGrowth), or by this one (what it holds), never deleted while either needs it.
+  #moveOn(): void {
+    const part = this.#part as string
+    releasePart(part)
+    const name = part.slice(part.lastIndexOf('/') + 1)
+    const moved = findMoved(this.#fs, this.#root, name)
+    if (moved !== undefined) this.#store.retarget(part, moved)
+    this.#part = undefined
+    this.#openPart()
   }
 
   #retry(): void {

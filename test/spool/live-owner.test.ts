@@ -1,9 +1,10 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { takeoverTiming } from '../../src/spool/liveness'
-import { startFaultServer, sleep, type FaultServer } from '../faults/fault-server'
+import { startFaultServer, sleep, until, type FaultServer } from '../faults/fault-server'
+import { Outcomes, trackMessage } from '../faults/outcomes'
 import { filesUnder, frame, ownerJson, segment, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 29, finding 8: "A live client's part is taken over and what it accepted is lost" (another
@@ -99,4 +100,40 @@ describe('an owner that appends after its part was taken over', () => {
     expect([...sink.accepted.values()].every((n) => n === 1)).toBe(true)
     expect(existsSync(path.join(dir, moved))).toBe(false)
   })
+})
+
+describe('an owner paused while another client takes its part over', () => {
+  it('notices before it writes again, reads its waiting records where they went, and goes on in a new part: nothing lost', async () => {
+    let isDown = true
+    sink.decide = () => ({ kind: 'status', status: isDown ? 503 : 200 })
+    const dir = tempDir()
+    const owner = keep(
+      new Analytics(KEY, { host: sink.url, spool: { dir }, maxRetryTime: 200, retryDelay: 20, errorHandler: () => undefined }),
+    )
+    const first = owner.stats().spool?.part as string
+    const outcomes = new Outcomes()
+    for (let i = 0; i < 20; i++) owner.track(trackMessage(`o${i}`), outcomes.callback(`o${i}`))
+    expect(await owner.flush()).toEqual({ waiting: 20 })
+    // The breaker is open: these wait on the disk only.
+    for (let i = 20; i < 40; i++) owner.track(trackMessage(`o${i}`), outcomes.callback(`o${i}`))
+    expect(owner.stats().spool?.onDiskOnly).toBeGreaterThan(0)
+
+    // Another client takes the part over (a rename into its own part) while the owner is paused.
+    const taker = path.join(dir, 'part-7001-0f1f2f3f')
+    mkdirSync(taker, { mode: 0o700 })
+    renameSync(first, path.join(taker, `from-${path.basename(first)}`))
+    const pause = new Int32Array(new SharedArrayBuffer(4))
+    Atomics.wait(pause, 0, 0, 3_500)
+
+    for (let i = 40; i < 50; i++) owner.track(trackMessage(`o${i}`), outcomes.callback(`o${i}`))
+    const next = owner.stats().spool?.part as string
+    expect(next).not.toBe(first)
+    expect(existsSync(next)).toBe(true)
+
+    isDown = false
+    await until(() => outcomes.settled === 50, 15_000, 'every outcome after the outage')
+    expect(outcomes.errorNames()).toEqual({})
+    for (let i = 0; i < 50; i++) expect(sink.accepted.get(`o${i}`)).toBe(1)
+    expect(await owner.closeAndFlush()).toEqual({ waiting: 0 })
+  }, 30_000)
 })
