@@ -38,9 +38,9 @@ function silenceOf(path: string, beat: number): number {
   return now - last.since
 }
 
-/** Forgets a part (taken over, or gone): its path may be used again. */
-export function forget(path: string): void {
-  seen.delete(path)
+/** Forgets the parts of `root` that are no longer there (taken over, or gone): `present` are. */
+export function forgetGone(root: string, present: ReadonlySet<string>): void {
+  for (const path of seen.keys()) if (path.startsWith(`${root}/`) && !present.has(path)) seen.delete(path)
 }
 
 /** The name of a part that a client claimed by a rename alone (see `claimAsPart`): its pid holds it. */

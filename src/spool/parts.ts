@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
-import { CLAIMED_SUFFIX, isGone } from './liveness'
+import { CLAIMED_SUFFIX, forgetGone, isGone } from './liveness'
 import { createFile, isOwn, isWritableByOthers, readFile, writeAll, type SpoolFs } from './files'
 
 /**
@@ -157,6 +157,7 @@ export function findOrphans(fs: SpoolFs, root: string, tenant: string): string[]
   } catch {
     return []
   }
+  forgetGone(root, new Set(names.map((name) => `${root}/${name}`)))
   return names.filter((name) => isTrusted(fs, `${root}/${name}`) && isOrphan(fs, `${root}/${name}`, tenant)).sort()
 }
 

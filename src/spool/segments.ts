@@ -1,5 +1,6 @@
-import { encodeFrame, encoded, MAX_SEGMENT_FILE_BYTES, readFrames, SEGMENT_MAGIC } from './frame'
-import { appendFile, closeQuietly, createFile, errorCode, readFile, writeAll, type SpoolFs } from './files'
+import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
+import { copyKept, markKept } from './kept'
+import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
 import { SpoolWriteError, type Segment } from './segment'
 
 export type { Segment } from './segment'
@@ -145,10 +146,7 @@ export class SegmentStore {
     for (let k = 0; k < refs.length; k++) {
       const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
       if (segment === undefined) continue
-      segment.kept ??= { count: 0, bytes: 0, ordinals: new Set() }
-      segment.kept.count += 1
-      segment.kept.bytes += bytes[k]
-      segment.kept.ordinals.add(refs[k] % RECORDS_PER_SEGMENT)
+      markKept(segment, refs[k] % RECORDS_PER_SEGMENT, bytes[k], false)
       this.#settle(segment)
     }
   }
@@ -210,27 +208,11 @@ export class SegmentStore {
   // here), then deletes it. A copy the disk refuses leaves the segment as it is (at worst a
   // duplicate later, with the same messageId).
   #moveKept(segment: Segment): boolean {
-    const kept = segment.kept as NonNullable<Segment['kept']>
-    try {
-      const data = readFile(this.#fs, segment.path, 0, Infinity, MAX_SEGMENT_FILE_BYTES)
-      const body = data.subarray(SEGMENT_MAGIC.length)
-      const run = readFrames(body, 0, kept.count, (o) => kept.ordinals.has(o), true)
-      for (const frame of run.frames) {
-        const length = encodeFrame(this.#scratch, undefined, frame.text, frame.isAlias)
-        const ref = this.#write(encoded, length)
-        const into = this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment
-        into.kept ??= { count: 0, bytes: 0, ordinals: new Set() }
-        into.kept.count += 1
-        into.kept.bytes += length
-        into.kept.ordinals.add(ref % RECORDS_PER_SEGMENT)
-        const skip = (into.acked as Set<number> | undefined) ?? new Set<number>()
-        skip.add(ref % RECORDS_PER_SEGMENT)
-        into.acked = skip
-      }
-    } catch {
-      return false
-    }
-    return this.#delete(segment)
+    const copied = copyKept(this.#fs, segment, this.#scratch, (buffer, length) => {
+      const ref = this.#write(buffer, length)
+      markKept(this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment, ref % RECORDS_PER_SEGMENT, length, true)
+    })
+    return copied && this.#delete(segment)
   }
 
   /** Deletes a segment and its ack file; false when it is kept (it grew). */
