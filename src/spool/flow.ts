@@ -193,6 +193,11 @@ export class SpoolFlow {
     return true
   }
 
+  /** The service is down (the breaker opened): entries waiting in memory that are on disk tell a caller of deliver.* so. */
+  keepWaiting(entries: readonly QueuedEntry[], error: Error): void {
+    for (const entry of entries) if (entry.callback !== undefined && (entry.rec ?? -1) >= 0) tellKept(entry.callback, error)
+  }
+
   #waitsAgain(error: Error): boolean {
     if (this.#host.gaveUp()) return false
     if (error instanceof this.#deps.ServiceUnavailableError) return true

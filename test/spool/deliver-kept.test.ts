@@ -27,7 +27,13 @@ function settledOrWaiting(delivery: Promise<Delivery>): Promise<Delivery | 'stil
 
 function client(): Analytics {
   return keep(
-    new Analytics('kept-key', { host: server.url, spool: { dir: tempDir() }, maxRetryTime: 500, retryDelay: 50, errorHandler: () => undefined }),
+    new Analytics('kept-key', {
+      host: server.url,
+      spool: { dir: tempDir() },
+      maxRetryTime: 500,
+      retryDelay: 50,
+      errorHandler: () => undefined,
+    }),
   )
 }
 
@@ -70,6 +76,34 @@ describe('deliver.* with a spool while the service answers 503', () => {
     expect(outcomes.notExactlyOnce()).toEqual([])
     expect(server.accepted.get('d1')).toBe(1)
   }, 60_000)
+
+  it('a deliver.* waiting in memory behind a request when the breaker opens settles kept then, not at a later probe', async () => {
+    const analytics = keep(
+      new Analytics('kept-key', {
+        host: server.url,
+        spool: { dir: tempDir() },
+        maxRetryTime: 500,
+        retryDelay: 50,
+        maxInFlight: 1,
+        errorHandler: () => undefined,
+      }),
+    )
+    const breaker: string[] = []
+    analytics.on('breaker', (change) => breaker.push(change.state))
+    const first = analytics.deliver.track(trackMessage('q0'))
+    await new Promise((resolve) => setImmediate(resolve))
+    // One request at a time: q1 … q4 wait in memory (and on disk) behind q0's.
+    const behind = [1, 2, 3, 4].map((i) => analytics.deliver.track(trackMessage(`q${i}`)))
+    const outcomes = await Promise.all([first, ...behind].map(settledOrWaiting))
+    expect(isDown).toBe(true)
+    expect(breaker).toContain('open')
+    for (const [i, outcome] of outcomes.entries()) expect(outcome).toMatchObject({ delivered: false, kept: true, messageId: `q${i}` })
+
+    // Still delivered, by the probes once the service is back.
+    isDown = false
+    await until(() => server.accepted.size === 5, 20_000, 'q0 … q4 delivered after the outage')
+    for (let i = 0; i < 5; i++) expect(server.accepted.get(`q${i}`)).toBe(1)
+  }, 30_000)
 
   it('without an outage, deliver.* with a spool settles delivered, with no kept field', async () => {
     isDown = false
