@@ -281,6 +281,7 @@ export class SegmentStore {
     let fd = -1
     try {
       // A part taken over as this client's own (see `claimAsPart`) holds its first owner's segments: their names are skipped.
+      if (this.#ownDir === '') throw Object.assign(new Error('no part to write to'), { code: 'ENOENT' })
       for (let tries = 0; fd < 0; tries++) {
         path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
         try {

@@ -63,6 +63,7 @@ export class Spool {
   #part: string | undefined
   #ticks = 0
   #lastTickAt = performance.now()
+  #lastCheckAt = 0
   #failedAt = -1
   #down = false
   #closed = false
@@ -220,23 +221,27 @@ export class Spool {
     this.#ticks += 1
     void this.#store.sync()
     if (this.#failedAt >= 0 && this.#ticks - this.#failedAt >= RETRY_EVERY_TICKS) this.#retry()
-    const stalled = this.#afterStall()
-    if (this.#ticks % BEAT_EVERY_TICKS !== 0 && !stalled) return
-    if (this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
+    const beaten = this.#afterStall(true)
+    if (this.#ticks % BEAT_EVERY_TICKS !== 0) return
+    if (!beaten && this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
     this.takeOver()
   }
 
   /**
    * Before anything is written or read after the process was paused (no tick for a while: a
    * debugger, SIGSTOP, a VM paused, an event loop blocked), whether another client took this part
-   * over meanwhile (it thought this one gone): nothing more goes to the part it took.
+   * over meanwhile (it thought this one gone): nothing more goes to the part it took. Returns
+   * whether it looked (and beat).
    */
-  #afterStall(): boolean {
+  #afterStall(isTick = false): boolean {
     const now = performance.now()
     const stalled = now - this.#lastTickAt > STALL_MS
-    this.#lastTickAt = now
-    if (stalled && this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
-    return stalled
+    if (isTick) this.#lastTickAt = now
+    // At most once a second while no tick runs: a long synchronous run of calls does not check on each.
+    if (!stalled || now - this.#lastCheckAt < TICK_MS) return false
+    this.#lastCheckAt = now
+    if (this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
+    return true
   }
 
   // Another client took this part over (this one was thought gone): its files are where that
