@@ -43,10 +43,13 @@ export class SegmentStore {
     this.#ownDir = dir
   }
 
-  /** This client's part was moved from `from` to `to` (taken over while it lived): its own segments are there now. */
+  /**
+   * This client's part was moved from `from` to `to` (taken over while it lived): its segments are
+   * there now, its own and those it had taken over itself.
+   */
   retarget(from: string, to: string): void {
     for (const segment of this.#segments.values()) {
-      if (!segment.own || !segment.path.startsWith(`${from}/`)) continue
+      if (!segment.path.startsWith(`${from}/`)) continue
       segment.path = to + segment.path.slice(from.length)
       segment.ackPath = ackPathOf(segment.path)
     }
