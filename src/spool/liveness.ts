@@ -3,7 +3,7 @@ import type { SpoolFs } from './files'
 
 /**
  * Whether the client that owns a part is gone. A part's heartbeat is the modification time of its
- * owner file, which its client moves forward every second. Another host's clock (or this one's,
+ * owner file, which its client moves forward every 5 s. Another host's clock (or this one's,
  * set wrong) says nothing about when that was: a heartbeat is never compared with this clock, only
  * with itself. A client that looks at a part notes its heartbeat and when it saw it (by its own
  * monotonic clock); the part's client is gone only once the heartbeat has not moved for a whole
