@@ -142,7 +142,9 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * the message like {@link Analytics.track}, has it sent right after the current synchronous run
    * of calls (not after `flushAt` or `flushInterval`), and resolves with its own outcome, `{ delivered: true,
    * messageId }` or `{ delivered: false, messageId, error }`. It never rejects, and settles within
-   * the retry budget. Calls that do not use it pay nothing for it.
+   * the retry budget. With a `spool`, a message the service has not taken by then (or sent while
+   * the outage breaker is open) settles `{ delivered: false, kept: true, messageId, error }`: it
+   * waits on disk and is delivered later. Calls that do not use it pay nothing for it.
    * @example
    * ```ts
    * // A serverless handler that must know its event arrived before it answers.

@@ -3,6 +3,7 @@ import { outcomeOnly } from '../queue/settle'
 import { newMessageId } from '../message/message-id'
 import { readAheadToken, releaseReadAhead } from '../message/read-ahead'
 import { snapshotMessage } from '../message/snapshot'
+import { onKept } from '../queue/kept-notice'
 import type {
   AliasMessage,
   AnyEvents,
@@ -17,10 +18,22 @@ import type {
   TrackMessage,
 } from '../core/types'
 
-/** The outcome of one message: delivered (the service accepted its request), or failed with the error. */
+/**
+ * The outcome of one message: delivered (the service accepted its request), or not delivered, with
+ * the error. With a disk spool, a message the service could not take yet (it is down, or its
+ * request ran out of retries on 5xx, 408, 429 or no answer) is not lost: it settles with
+ * `delivered: false` and `kept: true` (the message is in the spool and will be delivered, by this
+ * client or the next one on its directory, with its `messageId`), `error` saying why it waits.
+ */
 export type Delivery =
   | { readonly delivered: true; readonly messageId: string }
-  | { readonly delivered: false; readonly messageId: string | undefined; readonly error: Error }
+  | {
+      readonly delivered: false
+      readonly messageId: string | undefined
+      readonly error: Error
+      /** True when the message is kept in the disk spool and will be delivered later; absent otherwise. */
+      readonly kept?: true
+    }
 
 /**
  * The message methods in a form you can await: each queues the message like its namesake on
@@ -28,7 +41,10 @@ export type Delivery =
  * queued, instead of waiting for `flushAt` or `flushInterval`), and returns a promise that settles
  * exactly once with that message's {@link Delivery}.
  * It never rejects (an ignored promise cannot crash the process), and it settles within the retry
- * budget (`maxRetryTime`), or at once when the message is refused.
+ * budget (`maxRetryTime`), or at once when the message is refused. With a disk spool, a message
+ * the service does not take within that budget (or sent while it is known down) settles with
+ * `{ delivered: false, kept: true, error }`: it waits on disk and is delivered later (see
+ * {@link Delivery}).
  */
 export interface DeliverMethods<
   Events extends EventCatalog = AnyEvents,
@@ -89,12 +105,14 @@ function deliverOne(send: Send, type: MessageType, message: unknown): Promise<De
       token = readAheadToken({ thrown })
     }
     try {
+      const callback = outcomeOnly((error: Error | undefined) =>
+        resolve(error === undefined ? { delivered: true, messageId: messageId as string } : { delivered: false, messageId, error }),
+      )
+      // With a spool: kept on disk for the service, it settles now (a promise settles once).
       send(
         type,
         token,
-        outcomeOnly((error) =>
-          resolve(error === undefined ? { delivered: true, messageId: messageId as string } : { delivered: false, messageId, error }),
-        ),
+        onKept(callback, (error) => resolve({ delivered: false, messageId, error, kept: true })),
       )
     } catch (err) {
       resolve({ delivered: false, messageId, error: toError(err) })

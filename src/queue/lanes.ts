@@ -30,6 +30,11 @@ export class Lanes {
     return Math.min(this.#batch.at(0)?.at ?? Infinity, this.#alias.at(0)?.at ?? Infinity)
   }
 
+  /** Each message waiting in either lane, left where it is. */
+  *waiting(): IterableIterator<QueuedEntry> {
+    for (const queue of [this.#batch, this.#alias]) for (let i = 0; i < queue.length; i++) yield queue.at(i) as QueuedEntry
+  }
+
   push(entry: QueuedEntry): void {
     ;(entry.isAlias ? this.#alias : this.#batch).push(entry)
   }

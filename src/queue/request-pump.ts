@@ -172,7 +172,7 @@ export class RequestPump {
       }
       error = refusedAlone(request, error)
     }
-    if (error !== undefined && this.#owner.spool()?.waitsAgain(error) === true) {
+    if (error !== undefined && this.#owner.spool()?.waitsAgain(error, request.entries) === true) {
       // With a spool, what the service did not take waits for it (on disk), first in line; after a
       // failed probe, last in line.
       this.#requests.requeue(request, isProbe)

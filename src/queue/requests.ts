@@ -52,6 +52,11 @@ export class OpenRequests {
     return this.#resends.length > 0
   }
 
+  /** Each message of the halves waiting to be sent, left where it is. */
+  *waitingResends(): IterableIterator<QueuedEntry> {
+    for (const entries of this.#resends) yield* entries
+  }
+
   add(request: Request): void {
     this.#started.add(request)
   }

@@ -63,7 +63,11 @@ export class FlushScheduler implements Drainable, IdleReleasable {
         hooks.breaker({ state: 'open', error })
         // With a spool, messages wait on disk for the service: the flushes that wait settle now.
         if (this.#spool === undefined) this.#failWaiting(error)
-        else this.#releaseWaiters()
+        else {
+          this.#releaseWaiters()
+          // What waits in memory is on disk too: a caller of deliver.* is told so now (kept: true).
+          this.#spool.keepWaiting([...this.#requests.waitingResends(), ...this.#lanes.waiting()], error)
+        }
       },
       closed: (downMs) => {
         hooks.breaker({ state: 'closed', downMs })

@@ -6,7 +6,7 @@ import { startFaultServer, until, type FaultServer } from '../faults/fault-serve
 import { deadPid, filesUnder, frame, ownerJson, runChild, segment, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: which parts a client takes over (a gone client's: a dead pid on this host, or from
-// another host a heartbeat older than 30 s) and which it leaves (a live client's), and takeovers in a chain: a
+// another host a heartbeat that stood still for a whole silence watched by the taker, issue 29) and which it leaves (a live client's), and takeovers in a chain: a
 // client that took over a part dies in its turn, with some of those records delivered.
 
 const { keep, tempDir } = spoolTestFile()
@@ -32,7 +32,9 @@ describe('which parts are taken over', () => {
     // blocked) keeps its part; only one 10 minutes old is a reused pid's.
     ['live pid', true, false],
     ['other host', false, false],
-    ['other host', true, true],
+    // Another host's heartbeat is never compared with this clock: a first look only notes it (see
+    // live-owner.test.ts for a part taken once its heartbeat stood still for a whole silence).
+    ['other host', true, false],
     ['none', false, false],
     // No owner file: whose records these are is unknown, so they are never sent (docs/spool.md).
     ['none', true, false],

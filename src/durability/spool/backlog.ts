@@ -53,6 +53,13 @@ export class Backlog {
     this.count += segment.total
   }
 
+  /** Records of a segment taken over that its owner appended after it was read: `count` from `offset` (ordinal `ordinal`). */
+  addTail(segment: Segment, offset: number, ordinal: number, count: number): void {
+    if (count === 0) return
+    this.#cursors.push({ segment, offset, ordinal, remaining: count })
+    this.count += count
+  }
+
   /** This process just appended a record it does not keep in memory: `ref` in `segment`, which began at `offset`. */
   addOwn(segment: Segment, offset: number, ref: number): void {
     this.count += 1

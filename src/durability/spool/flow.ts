@@ -4,6 +4,7 @@ import type { QueuedEntry } from '../../queue/queue'
 import type { Durability } from '../../queue/durability'
 import type { Serialized } from '../../message/serialize'
 import type { Callback } from '../../core/types'
+import { tellKept } from '../../queue/kept-notice'
 import { recordProblem } from './record-check'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
 import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
@@ -69,7 +70,16 @@ export class SpoolFlow implements Durability {
       )
     }
     if (rec >= 0 && diskOnly) {
-      if (callback !== undefined) this.#callbacks.set(rec, callback)
+      if (callback === undefined) return undefined
+      this.#callbacks.set(rec, callback)
+      // A caller of deliver.* waits no longer: the service is known down, the message is on disk.
+      if (host.isDown())
+        tellKept(
+          callback,
+          new this.#deps.ServiceUnavailableError(
+            'the service is down (the outage breaker is open): the message is kept in the spool and will be delivered once it is back',
+          ),
+        )
       return undefined
     }
     if (rec < 0) {
@@ -181,9 +191,22 @@ export class SpoolFlow implements Durability {
    * Whether a request that failed with `error` waits for the service instead (sent again): it is
    * down (the breaker), did not answer, answered 5xx, 408 or 429, or the retries ran out on those.
    * Not a message that kept failing alone while the service accepted others (a PoisonMessageError):
-   * that is the message's own outcome, and sending it again would never end.
+   * that is the message's own outcome, and sending it again would never end. Its `entries` kept on
+   * disk then tell a caller of `deliver.*` so, with `error` (see `queue/kept-notice.ts`): it settles
+   * within the retry budget, as without a spool.
    */
-  waitsAgain(error: Error): boolean {
+  waitsAgain(error: Error, entries: readonly QueuedEntry[] = []): boolean {
+    if (!this.#waitsAgain(error)) return false
+    for (const entry of entries) if (entry.callback !== undefined && (entry.rec ?? -1) >= 0) tellKept(entry.callback, error)
+    return true
+  }
+
+  /** The service is down (the breaker opened): entries waiting in memory that are on disk tell a caller of deliver.* so. */
+  keepWaiting(entries: readonly QueuedEntry[], error: Error): void {
+    for (const entry of entries) if (entry.callback !== undefined && (entry.rec ?? -1) >= 0) tellKept(entry.callback, error)
+  }
+
+  #waitsAgain(error: Error): boolean {
     if (this.#host.gaveUp() || isPoison(error)) return false
     if (error instanceof this.#deps.ServiceUnavailableError) return true
     const status = this.#statusOf(error)
@@ -200,12 +223,14 @@ export class SpoolFlow implements Durability {
    * Entries have their outcome: their records are acked when it is final (delivered, or the
    * service refused the message itself: 400, 413, 422, or it kept failing alone while others got
    * through); other refusals (a wrong write key, a redirect) stay on disk for a client set up
-   * right. Returns how many were replayed.
+   * right: kept, they do not pin their segment (it is compacted, see `SegmentStore.keep`). Returns
+   * how many were replayed.
    */
   done(entries: readonly QueuedEntry[], error: Error | undefined): number {
     const status = error === undefined ? null : this.#statusOf(error)
     const ack = error === undefined || status === 400 || status === 413 || status === 422 || isPoison(error)
     const refs: number[] = []
+    const keptBytes: number[] = []
     let replayed = 0
     for (const entry of entries) {
       const rec = entry.rec ?? -1
@@ -213,11 +238,14 @@ export class SpoolFlow implements Durability {
         this.unsaved -= 1
         continue
       }
-      if (ack) refs.push(rec)
+      refs.push(rec)
+      // A record's bytes on disk: its header, its kind, the message.
+      if (!ack) keptBytes.push(entry.bytes + 9)
       if (this.#replayed.delete(rec)) replayed += 1
     }
     this.#replayedTotal += replayed
-    this.#spool.ack(refs)
+    if (ack) this.#spool.ack(refs)
+    else this.#spool.keep(refs, keptBytes)
     return replayed
   }
 

@@ -124,18 +124,24 @@ export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep
 
 /**
  * Counts the records of `data` (a whole segment after its magic) whose ordinal `keep` accepts,
- * by their lengths alone, up to one cut off or of an impossible length (`bad`). Checksums are
+ * by their lengths alone, up to one cut off or of an impossible length (`bad`); `frames`: all
+ * the whole records, `end`: where they end. Checksums are
  * checked when the records are read ({@link readFrames}): a segment is read once, not twice.
  */
-export function countFrames(data: Buffer, keep: (ordinal: number) => boolean): { count: number; bad: boolean } {
+export function countFrames(
+  data: Buffer,
+  keep: (ordinal: number) => boolean,
+): { count: number; bad: boolean; frames: number; end: number } {
   let count = 0
   let at = 0
-  for (let ordinal = 0; at < data.length; ordinal++) {
-    if (data.length - at < FRAME_HEADER_BYTES) return { count, bad: true }
+  let ordinal = 0
+  for (; at < data.length; ordinal++) {
+    if (data.length - at < FRAME_HEADER_BYTES) return { count, bad: true, frames: ordinal, end: at }
     const length = data.readUInt32LE(at)
-    if (length < 1 || length > MAX_PAYLOAD_BYTES || at + FRAME_HEADER_BYTES + length > data.length) return { count, bad: true }
+    if (length < 1 || length > MAX_PAYLOAD_BYTES || at + FRAME_HEADER_BYTES + length > data.length)
+      return { count, bad: true, frames: ordinal, end: at }
     if (keep(ordinal)) count += 1
     at += FRAME_HEADER_BYTES + length
   }
-  return { count, bad: false }
+  return { count, bad: false, frames: ordinal, end: at }
 }

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
+import { CLAIMED_SUFFIX, forgetGone, isGone } from './liveness'
 import { createFile, isOwn, isWritableByOthers, readFile, writeAll, type SpoolFs } from './files'
 
 /**
  * The spool directory holds one part a client: `part-<pid>-<random>/`, with `owner.json` (pid,
- * host, start, tenant) whose modification time is its heartbeat, and the part's segments. A client
+ * host, start, tenant) whose modification time is its heartbeat (moved forward every 5 s; a
+ * taker only watches whether it moves, see `liveness.ts`), and the part's segments. A client
  * takes over the part of a client that is gone by renaming it into its own part (`from-<name>/`):
  * a rename succeeds once, so two survivors never both send it. It takes over only parts of its own
  * tenant (the same write key and host, see `tenantOf`) that belong to its user and that no other
@@ -12,10 +14,6 @@ import { createFile, isOwn, isWritableByOthers, readFile, writeAll, type SpoolFs
  * @module
  */
 
-/** A part whose heartbeat is older than this is a dead process's (another host, or a reused pid). */
-export const STALE_MS = 30_000
-/** On this host, a part whose pid is alive is taken over only past this (the pid was reused). */
-const REUSED_PID_MS = 10 * 60_000
 const OWNER_FILE = 'owner.json'
 
 // Parts opened by clients of this process and not closed: a part with this pid that is not here
@@ -49,6 +47,11 @@ export class UntrustedDirError extends Error {
  */
 export function checkRoot(fs: SpoolFs, root: string): void {
   fs.mkdirSync(root, { recursive: true, mode: 0o700 })
+  verifyRoot(fs, root)
+}
+
+/** Checks, without making it, that the spool directory may be trusted (see {@link checkRoot}). */
+export function verifyRoot(fs: SpoolFs, root: string): void {
   const stat = fs.statSync(root)
   if (!stat.isDirectory()) throw new UntrustedDirError(`${root} is not a directory`)
   if (!isOwn(stat))
@@ -64,32 +67,78 @@ export function checkRoot(fs: SpoolFs, root: string): void {
 /** Creates this client's part in `root` (checked by {@link checkRoot}) and returns its path. */
 export function createPart(fs: SpoolFs, root: string, tenant: string): string {
   checkRoot(fs, root)
-  const suffix = globalThis.crypto.randomUUID().slice(0, 8)
-  const path = `${root}/part-${process.pid}-${suffix}`
+  const path = newPartPath(root)
   fs.mkdirSync(path, { mode: 0o700 })
-  const fd = createFile(fs, `${path}/${OWNER_FILE}`)
+  writeOwner(fs, `${path}/${OWNER_FILE}`, tenant)
+  livePaths.add(path)
+  return path
+}
+
+function newPartPath(root: string): string {
+  return `${root}/part-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`
+}
+
+function writeOwner(fs: SpoolFs, path: string, tenant: string): void {
+  const fd = createFile(fs, path)
   try {
     const owner = Buffer.from(JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString(), tenant }))
     writeAll(fs, fd, owner, owner.length)
   } finally {
     fs.closeSync(fd)
   }
+}
+
+/**
+ * Makes the gone client's part `name` of `root` this client's part, by a rename alone: on a full
+ * disk, where no part can be made, what a gone client left is still taken over and sent. Its
+ * owner file is rewritten when the disk takes it; until then the part's name (this pid) says that
+ * a live client holds it (see `isOrphan`). Undefined when another client took it first.
+ */
+export function claimAsPart(fs: SpoolFs, root: string, name: string, tenant: string): string | undefined {
+  const path = newPartPath(root) + CLAIMED_SUFFIX
+  try {
+    fs.renameSync(`${root}/${name}`, path)
+  } catch {
+    return undefined
+  }
   livePaths.add(path)
+  const next = `${path}/${OWNER_FILE}.new`
+  try {
+    writeOwner(fs, next, tenant)
+    fs.renameSync(next, `${path}/${OWNER_FILE}`)
+  } catch {
+    try {
+      fs.unlinkSync(next)
+    } catch {
+      // Never made: nothing to remove.
+    }
+  }
   return path
 }
 
 /** This client is done with its part (it may now be taken over by another client of this process). */
 export function releasePart(path: string): void {
   livePaths.delete(path)
+  lastBeats.delete(path)
 }
 
-/** Refreshes the part's heartbeat; false when the part is gone (another client took it over). */
+// The last heartbeat each part of this process was given: the next one is later, whatever the clock says.
+const lastBeats = new Map<string, number>()
+
+/**
+ * Moves the part's heartbeat forward (a clock set back, or one that did not move, still moves it:
+ * a taker watches whether it changes, see `liveness.ts`); false when the part is gone (another
+ * client took it over).
+ */
 export function beat(fs: SpoolFs, path: string): boolean {
-  const now = new Date()
+  const last = lastBeats.get(path) ?? 0
+  const at = Math.max(Date.now(), last + 1000)
   try {
-    fs.utimesSync(`${path}/${OWNER_FILE}`, now, now)
+    fs.utimesSync(`${path}/${OWNER_FILE}`, new Date(at), new Date(at))
+    lastBeats.set(path, at)
     return true
   } catch {
+    lastBeats.delete(path)
     return false
   }
 }
@@ -108,6 +157,7 @@ export function findOrphans(fs: SpoolFs, root: string, tenant: string): string[]
   } catch {
     return []
   }
+  forgetGone(root, new Set(names.map((name) => `${root}/${name}`)))
   return names.filter((name) => isTrusted(fs, `${root}/${name}`) && isOrphan(fs, `${root}/${name}`, tenant)).sort()
 }
 
@@ -127,25 +177,7 @@ function isOrphan(fs: SpoolFs, path: string, tenant: string): boolean {
   // A part of another tenant (another write key or host), or of no known tenant, is never taken:
   // its records would go out under this client's key.
   if (owner === undefined || owner.tenant !== tenant) return false
-  let beatMs: number
-  try {
-    beatMs = fs.lstatSync(`${path}/${OWNER_FILE}`).mtimeMs
-  } catch {
-    // The owner file went between the two looks (the part is being taken over): not now.
-    return false
-  }
-  const age = Date.now() - beatMs
-  // Another host: only the heartbeat can tell.
-  if (owner.host !== hostname()) return age > STALE_MS
-  // This host: the pid tells. A live process whose event loop was blocked past the heartbeat's
-  // age keeps its part; only a pid taken by another process long after (a reused pid) does not.
-  if (owner.pid === process.pid) return true
-  try {
-    process.kill(owner.pid, 0)
-    return age > REUSED_PID_MS
-  } catch (err) {
-    return (err as { code?: unknown }).code === 'ESRCH' || age > REUSED_PID_MS
-  }
+  return isGone(fs, path, owner, `${path}/${OWNER_FILE}`)
 }
 
 function readOwner(fs: SpoolFs, path: string): Owner | undefined {
@@ -167,6 +199,26 @@ export function claim(fs: SpoolFs, root: string, name: string, into: string): st
   } catch {
     return undefined
   }
+}
+
+/**
+ * Where the part `name` of `root` went when another client took it over (`<part>/from-<name>`, at
+ * any depth: that client's part may have been taken over in its turn); undefined when it is gone.
+ */
+export function findMoved(fs: SpoolFs, root: string, name: string, depth = 4): string | undefined {
+  let entries: ReturnType<typeof listDir>
+  try {
+    entries = listDir(fs, root)
+  } catch {
+    return undefined
+  }
+  for (const d of entries) {
+    if (!d.isDirectory() || !(d.name.startsWith('part-') || d.name.startsWith('from-'))) continue
+    if (d.name === `from-${name}`) return `${root}/${d.name}`
+    const found = depth > 1 ? findMoved(fs, `${root}/${d.name}`, name, depth - 1) : undefined
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /** The segment files of a part taken over, oldest first: those of parts it had taken over itself come first. */

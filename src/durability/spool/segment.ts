@@ -1,8 +1,9 @@
 /** One segment file, this process's own or one taken over from a process that died. */
 export interface Segment {
   readonly id: number
-  readonly path: string
-  readonly ackPath: string
+  /** Where the file is (its part moves when a client takes it over). */
+  path: string
+  ackPath: string
   /** This process's own (it writes to it) or taken over (it only reads it and acks its records). */
   readonly own: boolean
   /** The descriptor appended to (own, while it is the active one); -1 else. */
@@ -16,8 +17,19 @@ export interface Segment {
   done: number
   /** No record will be added. */
   sealed: boolean
-  /** Taken over: the ordinals that had their outcome in an earlier process. */
-  readonly acked: ReadonlySet<number> | undefined
+  /**
+   * Records that had an outcome here that does not end them (a refusal of the client's setup:
+   * 401, 403, a redirect): they stay on disk for a client set up right, and are copied forward
+   * when the rest of their segment is done (see `SegmentStore`).
+   */
+  kept?: { count: number; bytes: number; readonly ordinals: Set<number> }
+  /** Taken over: the records of the file when it was read (the ordinal of the next one). */
+  frames?: number
+  /**
+   * The ordinals not to read here: taken over, those that had their outcome in an earlier process;
+   * own, the copies of kept records (they had theirs).
+   */
+  acked: ReadonlySet<number> | undefined
 }
 
 /** Whatever a write to the disk could not do: the segment is left as it was before it. */

@@ -1,4 +1,5 @@
 import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
+import { copyKept, markKept } from './kept'
 import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
 import { SpoolWriteError, type Segment } from './segment'
 
@@ -25,6 +26,9 @@ export class SegmentStore {
   #nextOwn = 1
   #ownDir = ''
   #active: Segment | undefined
+  #compacting = false
+  #closed = false
+  readonly #toCompact = new Set<Segment>()
   /** Bytes of every segment still on disk. */
   bytes = 0
 
@@ -39,6 +43,18 @@ export class SegmentStore {
     this.#ownDir = dir
   }
 
+  /**
+   * This client's part was moved from `from` to `to` (taken over while it lived): its segments are
+   * there now, its own and those it had taken over itself.
+   */
+  retarget(from: string, to: string): void {
+    for (const segment of this.#segments.values()) {
+      if (!segment.path.startsWith(`${from}/`)) continue
+      segment.path = to + segment.path.slice(from.length)
+      segment.ackPath = ackPathOf(segment.path)
+    }
+  }
+
   get(id: number): Segment | undefined {
     return this.#segments.get(id)
   }
@@ -48,8 +64,14 @@ export class SegmentStore {
     return this.#active
   }
 
-  /** Registers a segment taken over: `total` records of it wait for an outcome here. */
-  adopt(path: string, size: number, total: number, acked: ReadonlySet<number>): Segment {
+  /**
+   * Called before a segment taken over is deleted: true when its file grew since it was read (a
+   * live client still appended to it: its new records were added, and it is not deleted).
+   */
+  grew: ((segment: Segment) => boolean) | undefined
+
+  /** Registers a segment taken over: `total` of its `frames` records wait for an outcome here. */
+  adopt(path: string, size: number, total: number, acked: ReadonlySet<number>, frames: number): Segment {
     const segment: Segment = {
       id: this.#nextId++,
       path,
@@ -62,6 +84,7 @@ export class SegmentStore {
       done: 0,
       sealed: true,
       acked,
+      frames,
     }
     this.#segments.set(segment.id, segment)
     this.bytes += size
@@ -75,9 +98,13 @@ export class SegmentStore {
    */
   append(head: string | undefined, json: string, isAlias: boolean, maxBytes: number): number {
     const length = encodeFrame(this.#scratch, head, json, isAlias)
-    const buffer = encoded
     // Ack files are not counted: 4 bytes a record at most, deleted with their segment.
     if (this.bytes + length + (this.#active === undefined ? SEGMENT_MAGIC.length : 0) > maxBytes) return -1
+    return this.#write(encoded, length)
+  }
+
+  // Appends one encoded record to the active segment (begun when there is none) and returns its reference.
+  #write(buffer: Buffer, length: number): number {
     const segment = this.#active ?? this.#begin()
     try {
       writeAll(this.#fs, segment.fd, buffer, length)
@@ -113,15 +140,29 @@ export class SegmentStore {
     }
   }
 
+  /**
+   * The records of `refs` (of `bytes` each, about) had an outcome that does not end them: they
+   * stay on disk for a client set up right (see `SpoolFlow.done`). They no longer pin their
+   * segment: once the rest of it is done, they are copied forward and it is deleted.
+   */
+  keep(refs: readonly number[], bytes: readonly number[]): void {
+    for (let k = 0; k < refs.length; k++) {
+      const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
+      if (segment === undefined) continue
+      markKept(segment, refs[k] % RECORDS_PER_SEGMENT, bytes[k], false)
+      this.#settle(segment)
+    }
+  }
+
   /** `count` records of `segment` will never be read (torn, or the file went): they count as done. */
   giveUp(segment: Segment, count: number): void {
-    segment.total = Math.max(segment.done, segment.total - count)
-    if (segment.sealed && segment.done >= segment.total) this.#delete(segment)
+    segment.total = Math.max(segment.done + (segment.kept?.count ?? 0), segment.total - count)
+    if (segment.sealed) this.#settle(segment)
   }
 
   #ackIn(segment: Segment, refs: readonly number[], from: number, to: number): void {
     segment.done += to - from
-    if (this.#isDone(segment)) return this.#delete(segment)
+    if (this.#settle(segment)) return
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
     for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
     try {
@@ -133,18 +174,55 @@ export class SegmentStore {
     }
   }
 
-  #isDone(segment: Segment): boolean {
-    if (segment.done < segment.total) return false
-    if (segment.sealed) return true
-    // The active segment: every record has its outcome; past a size, begin a new one and delete it.
-    if (segment.size < RECLAIM_AT_BYTES) return false
-    this.#seal()
-    return true
+  /**
+   * A segment each of whose records has an outcome goes: deleted, once its kept records (if any)
+   * are copied forward, unless they are most of it (then it is mostly what must stay on disk, and
+   * stays). The active segment goes past a size only, a new one being begun. True when it went.
+   */
+  #settle(segment: Segment): boolean {
+    const kept = segment.kept
+    if (segment.done + (kept?.count ?? 0) < segment.total) return false
+    if (!segment.sealed) {
+      if (segment.size < RECLAIM_AT_BYTES) return false
+      this.#seal()
+      return !this.#segments.has(segment.id)
+    }
+    if (kept === undefined || kept.count === 0) return this.#delete(segment)
+    // Closing: no new segment is begun; the next client on the directory has them as they are.
+    if (kept.bytes * 2 > segment.size || this.#closed) return false
+    if (this.#compacting) {
+      this.#toCompact.add(segment)
+      return false
+    }
+    this.#compacting = true
+    try {
+      const went = this.#moveKept(segment)
+      for (const next of this.#toCompact) {
+        this.#toCompact.delete(next)
+        if (this.#segments.has(next.id)) this.#moveKept(next)
+      }
+      return went
+    } finally {
+      this.#compacting = false
+    }
   }
 
-  /** Deletes a segment and its ack file. */
-  #delete(segment: Segment): void {
-    if (!this.#segments.delete(segment.id)) return
+  // Copies the kept records of a done segment to the active one (marked there as kept: never read
+  // here), then deletes it. A copy the disk refuses leaves the segment as it is (at worst a
+  // duplicate later, with the same messageId).
+  #moveKept(segment: Segment): boolean {
+    const copied = copyKept(this.#fs, segment, this.#scratch, (buffer, length) => {
+      const ref = this.#write(buffer, length)
+      markKept(this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment, ref % RECORDS_PER_SEGMENT, length, true)
+    })
+    return copied && this.#delete(segment)
+  }
+
+  /** Deletes a segment and its ack file; false when it is kept (it grew). */
+  #delete(segment: Segment): boolean {
+    // A take-over never deletes what a live owner still appended (it was thought gone): those are sent too.
+    if (!segment.own && this.grew?.(segment) === true) return false
+    if (!this.#segments.delete(segment.id)) return true
     this.bytes -= segment.size
     for (const fd of [segment.fd, segment.ackFd]) {
       if (fd < 0) continue
@@ -159,6 +237,14 @@ export class SegmentStore {
         // Gone already (the ack file was never written), or the disk refuses: nothing to send.
       }
     }
+    return true
+  }
+
+  /** A segment taken over grew to `size` bytes: `count` more of its records wait for an outcome here. */
+  extend(segment: Segment, size: number, count: number): void {
+    this.bytes += size - segment.size
+    segment.size = size
+    segment.total += count
   }
 
   /** Whether some segment still holds records without an outcome. */
@@ -184,6 +270,7 @@ export class SegmentStore {
 
   /** Closes every descriptor (the files stay). */
   close(): void {
+    this.#closed = true
     this.#seal()
     for (const segment of this.#segments.values()) {
       if (segment.ackFd >= 0) closeQuietly(this.#fs, segment.ackFd)
@@ -193,10 +280,19 @@ export class SegmentStore {
   }
 
   #begin(): Segment {
-    const path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
-    let fd: number
+    let path = ''
+    let fd = -1
     try {
-      fd = createFile(this.#fs, path)
+      // A part taken over as this client's own (see `claimAsPart`) holds its first owner's segments: their names are skipped.
+      if (this.#ownDir === '') throw Object.assign(new Error('no part to write to'), { code: 'ENOENT' })
+      for (let tries = 0; fd < 0; tries++) {
+        path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
+        try {
+          fd = createFile(this.#fs, path)
+        } catch (err) {
+          if (errorCode(err) !== 'EEXIST' || tries >= 1000) throw err
+        }
+      }
       writeAll(this.#fs, fd, SEGMENT_MAGIC, SEGMENT_MAGIC.length)
     } catch (err) {
       throw new SpoolWriteError(errorCode(err), `cannot create ${path}: ${String((err as Error)?.message ?? err)}`)
@@ -230,7 +326,7 @@ export class SegmentStore {
     segment.fd = -1
     if (this.#dirty.delete(fd)) this.#fs.fdatasync(fd, () => closeQuietly(this.#fs, fd))
     else closeQuietly(this.#fs, fd)
-    if (segment.done >= segment.total) this.#delete(segment)
+    this.#settle(segment)
   }
 }
 

@@ -1,10 +1,10 @@
 import { Backlog, type SpoolRecord } from './backlog'
 import { SEGMENT_BYTES, SEGMENT_MAGIC } from './frame'
 import { errorCode, realFs, type SpoolFs } from './files'
-import { beat, createPart, UntrustedDirError, releasePart, removePart } from './parts'
+import { beat, createPart, findMoved, UntrustedDirError, releasePart, removePart } from './parts'
 import { SpoolWriteError } from './segment'
 import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
-import { takeOverParts } from './takeover'
+import { adoptGrowth, takeOverAsPart, takeOverParts } from './takeover'
 
 /** How a spool is set up. */
 export interface SpoolSettings {
@@ -44,6 +44,8 @@ export const SPOOL_UNAVAILABLE = -2
 const TICK_MS = 1000
 const BEAT_EVERY_TICKS = 5
 const RETRY_EVERY_TICKS = 30
+/** No tick ran for this long: the process was paused (its part may have been taken over meanwhile). */
+const STALL_MS = 3 * TICK_MS
 
 /**
  * One client's spool: its part of the directory, the records it wrote and those it took over, and
@@ -60,6 +62,8 @@ export class Spool {
   readonly #timer: ReturnType<typeof setInterval>
   #part: string | undefined
   #ticks = 0
+  #lastTickAt = performance.now()
+  #lastCheckAt = 0
   #failedAt = -1
   #down = false
   #closed = false
@@ -72,6 +76,7 @@ export class Spool {
     this.#reports = reports
     this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? segmentBytesFor(settings.maxBytes))
     this.#backlog = new Backlog(this.#fs, this.#store)
+    this.#store.grew = (segment) => adoptGrowth(this.#fs, segment, this.#store, this.#backlog)
     this.#timer = setInterval(() => this.#tick(), TICK_MS)
     this.#timer.unref?.()
     this.#openPart()
@@ -113,6 +118,7 @@ export class Spool {
    * With `diskOnly`, the record is read back later: the client keeps no copy in memory.
    */
   append(head: string | undefined, json: string, isAlias: boolean, diskOnly: boolean): number {
+    this.#afterStall()
     if (!this.isAvailable) return SPOOL_UNAVAILABLE
     const before = this.#store.active
     const offset = before?.size ?? SEGMENT_MAGIC.length
@@ -137,8 +143,14 @@ export class Spool {
     if (refs.length > 0) this.#store.ack(refs)
   }
 
+  /** These records had an outcome that does not end them (401, 403, a redirect): they stay on disk, without pinning their segment. */
+  keep(refs: readonly number[], bytes: readonly number[]): void {
+    if (refs.length > 0) this.#store.keep(refs, bytes)
+  }
+
   /** Reads back up to `maxCount` records that wait on the disk only. */
   read(maxCount: number, maxBytes: number): SpoolRecord[] {
+    this.#afterStall()
     return this.#backlog.count > 0 ? this.#backlog.read(maxCount, maxBytes) : []
   }
 
@@ -149,8 +161,19 @@ export class Spool {
 
   /** Takes over the parts of clients that are gone; returns how many records were found. */
   takeOver(): number {
-    if (this.#part === undefined) return 0
-    const { count, torn } = takeOverParts(this.#fs, this.#root, this.#part, this.#tenant, this.#store, this.#backlog)
+    let count = 0
+    let torn = 0
+    if (this.#part === undefined) {
+      // No part could be made (a full disk): a gone client's part becomes this one's, by a rename.
+      const taken = takeOverAsPart(this.#fs, this.#root, this.#tenant, this.#store, this.#backlog)
+      if (taken === undefined) return 0
+      this.#part = taken.part
+      this.#store.writeTo(taken.part)
+      ;({ count, torn } = taken)
+    }
+    const more = takeOverParts(this.#fs, this.#root, this.#part, this.#tenant, this.#store, this.#backlog)
+    count += more.count
+    torn += more.torn
     if (count > 0 || torn > 0) this.#reports.found(count, torn)
     return count
   }
@@ -198,14 +221,41 @@ export class Spool {
     this.#ticks += 1
     void this.#store.sync()
     if (this.#failedAt >= 0 && this.#ticks - this.#failedAt >= RETRY_EVERY_TICKS) this.#retry()
-    if (this.#ticks % BEAT_EVERY_TICKS !== 0 || this.#part === undefined) return
-    if (!beat(this.#fs, this.#part)) {
-      // Another client took this part over (this one was thought dead): go on in a new one.
-      releasePart(this.#part)
-      this.#part = undefined
-      this.#openPart()
-    }
+    const beaten = this.#afterStall(true)
+    if (this.#ticks % BEAT_EVERY_TICKS !== 0) return
+    if (!beaten && this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
     this.takeOver()
+  }
+
+  /**
+   * Before anything is written or read after the process was paused (no tick for a while: a
+   * debugger, SIGSTOP, a VM paused, an event loop blocked), whether another client took this part
+   * over meanwhile (it thought this one gone): nothing more goes to the part it took. Returns
+   * whether it looked (and beat).
+   */
+  #afterStall(isTick = false): boolean {
+    const now = performance.now()
+    const stalled = now - this.#lastTickAt > STALL_MS
+    if (isTick) this.#lastTickAt = now
+    // At most once a second while no tick runs: a long synchronous run of calls does not check on each.
+    if (!stalled || now - this.#lastCheckAt < TICK_MS) return false
+    this.#lastCheckAt = now
+    if (this.#part !== undefined && !beat(this.#fs, this.#part)) this.#moveOn()
+    return true
+  }
+
+  // Another client took this part over (this one was thought gone): its files are where that
+  // client put them; this client reads and acks them there, and goes on writing in a new part.
+  // What it wrote stays sent at least once: by that client (what it read, and what was appended
+  // after, see adoptGrowth), or by this one (what it holds), never deleted while either needs it.
+  #moveOn(): void {
+    const part = this.#part as string
+    releasePart(part)
+    const name = part.slice(part.lastIndexOf('/') + 1)
+    const moved = findMoved(this.#fs, this.#root, name)
+    if (moved !== undefined) this.#store.retarget(part, moved)
+    this.#part = undefined
+    this.#openPart()
   }
 
   #retry(): void {

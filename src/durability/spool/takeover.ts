@@ -1,41 +1,86 @@
 import type { Backlog } from './backlog'
 import { readFile, type SpoolFs } from './files'
 import { countFrames, MAX_SEGMENT_FILE_BYTES, SEGMENT_MAGIC } from './frame'
-import { claim, findOrphans, removeEmptyParts, segmentsOf } from './parts'
-import { ackPathOf, type SegmentStore } from './segments'
+import { claim, claimAsPart, findOrphans, removeEmptyParts, segmentsOf, verifyRoot } from './parts'
+import { ackPathOf, type Segment, type SegmentStore } from './segments'
+
+/** What a take-over found: records to send, and files found torn. */
+export interface Found {
+  count: number
+  torn: number
+}
 
 /**
  * Takes over the parts of `root` whose clients are gone (see `parts.ts`) into `part`, and queues
  * their records without an outcome to be read back; returns how many, and how many were torn.
  */
-export function takeOverParts(
-  fs: SpoolFs,
-  root: string,
-  part: string,
-  tenant: string,
-  store: SegmentStore,
-  backlog: Backlog,
-): { count: number; torn: number } {
-  let count = 0
-  let torn = 0
+export function takeOverParts(fs: SpoolFs, root: string, part: string, tenant: string, store: SegmentStore, backlog: Backlog): Found {
+  const found: Found = { count: 0, torn: 0 }
   for (const name of findOrphans(fs, root, tenant)) {
     const taken = claim(fs, root, name, part)
     if (taken === undefined) continue
-    for (const path of segmentsOf(fs, taken)) {
-      const found = adopt(fs, path, store, backlog)
-      count += found.count
-      torn += found.torn
-    }
+    adoptAll(fs, taken, store, backlog, found)
     removeEmptyParts(fs, part)
   }
-  backlog.torn += torn
-  return { count, torn }
+  backlog.torn += found.torn
+  return found
+}
+
+/**
+ * Without a part of its own (a full disk: none can be made), a client takes a gone client's part
+ * over as its own part, by a rename alone, and sends its records; undefined when there is none (or
+ * the directory may not be trusted).
+ */
+export function takeOverAsPart(
+  fs: SpoolFs,
+  root: string,
+  tenant: string,
+  store: SegmentStore,
+  backlog: Backlog,
+): (Found & { part: string }) | undefined {
+  try {
+    verifyRoot(fs, root)
+  } catch {
+    return undefined
+  }
+  for (const name of findOrphans(fs, root, tenant)) {
+    const part = claimAsPart(fs, root, name, tenant)
+    if (part === undefined) continue
+    const found: Found = { count: 0, torn: 0 }
+    adoptAll(fs, part, store, backlog, found)
+    backlog.torn += found.torn
+    return { ...found, part }
+  }
+  return undefined
+}
+
+function adoptAll(fs: SpoolFs, dir: string, store: SegmentStore, backlog: Backlog, found: Found): void {
+  for (const path of segmentsOf(fs, dir)) {
+    const one = adopt(fs, path, store, backlog)
+    found.count += one.count
+    found.torn += one.torn
+  }
+}
+
+// The ordinals of a segment's records that have an outcome (its ack file); none when it cannot be read.
+function readAcks(fs: SpoolFs, path: string, maxSize: number): Set<number> {
+  const acked = new Set<number>()
+  let acks: Buffer
+  try {
+    // Four bytes a record, and a record takes at least ten: an ack file is smaller than its segment.
+    acks = readFile(fs, ackPathOf(path), 0, Infinity, maxSize)
+  } catch {
+    // No ack file (none of its records had an outcome), or one the spool did not write (a link, a
+    // FIFO, another user's, too large): not read. Its records are all sent; at worst a duplicate.
+    return acked
+  }
+  for (let at = 0; at + 4 <= acks.length; at += 4) acked.add(acks.readUInt32LE(at))
+  return acked
 }
 
 // Counts the records of a segment taken over that still want an outcome, skipping a torn tail.
-function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog): { count: number; torn: number } {
+function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog): Found {
   let data: Buffer
-  let acks: Buffer = Buffer.alloc(0)
   try {
     // A segment is at most its size plus one record: a larger file (a sparse one planted there)
     // is not the spool's, and neither is a FIFO, a device or another user's file.
@@ -43,20 +88,45 @@ function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog)
   } catch {
     return { count: 0, torn: 0 }
   }
-  try {
-    // Four bytes a record, and a record takes at least ten: an ack file is smaller than its segment.
-    acks = readFile(fs, ackPathOf(path), 0, Infinity, data.length)
-  } catch {
-    // No ack file (none of its records had an outcome), or one the spool did not write (a link, a
-    // FIFO, another user's, too large): not read. Its records are all sent; at worst a duplicate.
-  }
   // A file that does not begin as a segment is not the spool's: it is left alone.
   if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) return { count: 0, torn: 0 }
-  const acked = new Set<number>()
-  for (let at = 0; at + 4 <= acks.length; at += 4) acked.add(acks.readUInt32LE(at))
-  const { count, bad } = countFrames(data.subarray(SEGMENT_MAGIC.length), (o) => !acked.has(o))
-  const segment = store.adopt(path, data.length, count, acked)
+  const acked = readAcks(fs, path, data.length)
+  const body = data.subarray(SEGMENT_MAGIC.length)
+  const { count, bad, frames } = countFrames(body, (o) => !acked.has(o))
+  const segment = store.adopt(path, data.length, count, acked, frames)
   backlog.addTakenOver(segment)
   if (count === 0) store.giveUp(segment, 0)
   return { count, torn: bad ? 1 : 0 }
+}
+
+/**
+ * Before a segment taken over is deleted: when its file grew since it was read, its client was
+ * not gone (it was paused, or its clock was wrong) and appended records after the take-over. They
+ * are queued to be sent too (those it acked itself since are not), and the file stays until they
+ * have their outcome. Returns whether it grew so.
+ */
+export function adoptGrowth(fs: SpoolFs, segment: Segment, store: SegmentStore, backlog: Backlog): boolean {
+  let size: number
+  try {
+    size = fs.lstatSync(segment.path).size
+  } catch {
+    return false
+  }
+  if (size <= segment.size || size > MAX_SEGMENT_FILE_BYTES) return false
+  let tail: Buffer
+  try {
+    tail = readFile(fs, segment.path, segment.size, size - segment.size, MAX_SEGMENT_FILE_BYTES)
+  } catch {
+    return false
+  }
+  const first = segment.frames ?? 0
+  const acked = new Set([...(segment.acked ?? []), ...readAcks(fs, segment.path, size)])
+  // A record its owner is writing right now is read with the next growth.
+  const { count, frames, end } = countFrames(tail, (o) => !acked.has(first + o))
+  const offset = segment.size
+  segment.acked = acked
+  segment.frames = first + frames
+  store.extend(segment, offset + end, count)
+  backlog.addTail(segment, offset, first, count)
+  return count > 0
 }
