@@ -15,8 +15,10 @@ export interface Durability {
   pageIn(limit?: number): void
   /** Sends what is queued and what waits outside memory; says how many still wait once the service is down. */
   flush(wantBatch: boolean): Promise<FlushOutcome>
-  /** Whether a request that failed with `error` waits for the service instead of failing. */
-  waitsAgain(error: Error): boolean
+  /** Whether a request that failed with `error` waits for the service instead of failing; its `entries` are then told they are kept. */
+  waitsAgain(error: Error, entries?: readonly QueuedEntry[]): boolean
+  /** The service is down (the breaker opened): `entries` waiting in memory are told they are kept too. */
+  keepWaiting(entries: readonly QueuedEntry[], error: Error): void
   /** Entries have their outcome: their records are acked when it is final. Returns how many were replayed. */
   done(entries: readonly QueuedEntry[], error: Error | undefined): number
   /** The client closed; `outcome` is its last flush's. */

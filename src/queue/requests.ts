@@ -54,7 +54,7 @@ export class OpenRequests {
 
   /** Each message of the halves waiting to be sent, left where it is. */
   *waitingResends(): IterableIterator<QueuedEntry> {
-    for (const entries of this.#resends) yield* entries
+    for (const resend of this.#resends) yield* resend.entries
   }
 
   add(request: Request): void {

@@ -61,13 +61,11 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       retry: (info) => hooks.retry(info),
       opened: (error) => {
         hooks.breaker({ state: 'open', error })
-        // With a spool, messages wait on disk for the service: the flushes that wait settle now.
-        if (this.#spool === undefined) this.#failWaiting(error)
-        else {
-          this.#releaseWaiters()
-          // What waits in memory is on disk too: a caller of deliver.* is told so now (kept: true).
-          this.#spool.keepWaiting([...this.#requests.waitingResends(), ...this.#lanes.waiting()], error)
-        }
+        // Without a spool what waits fails now. With one it waits on disk: the flushes that wait
+        // settle, and a caller of deliver.* is told its message is kept (kept: true).
+        if (this.#spool === undefined) return this.#failWaiting(error)
+        this.#releaseWaiters()
+        this.#spool.keepWaiting([...this.#requests.waitingResends(), ...this.#lanes.waiting()], error)
       },
       closed: (downMs) => {
         hooks.breaker({ state: 'closed', downMs })
@@ -144,10 +142,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     return this.#send.outage?.status ?? 'closed'
   }
 
-  /**
-   * Takes a serialized message, or returns why it cannot (closed, queue full). `held` messages of
-   * about `heldBytes` wait in async plugins and count toward the bounds too (see `roomBeside`).
-   */
+  /** Takes a serialized message, or says why not (closed, full: `held` messages of `heldBytes` in async plugins count too). */
   enqueue(serialized: Serialized, isAlias: boolean, callback: Callback | undefined, held = 0, heldBytes = 0): Error | undefined {
     if (this.#closed) return new ClosedError('the client is closed (closeAndFlush was called): the message was not queued')
     const { json, bytes, head } = serialized
@@ -278,9 +273,9 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   /**
-   * Idle for a while (a multi-tenant process keeps thousands of instances, most of them quiet):
-   * the slots, limits, rate log, delivery context and breaker go, to be made again on the next
-   * send. Not while the breaker is open: a service that is down stays known to be down.
+   * Idle for a while (a multi-tenant process keeps thousands of instances, most of them quiet): the
+   * slots, limits, rate log, delivery context and breaker go, remade on the next send; not while
+   * the breaker is open (a service that is down stays known to be down).
    */
   releaseIdle(): void {
     if (this.#pendingCount > 0 || this.#send.outage?.isOpen === true) return

@@ -22,15 +22,11 @@ const pending = new Set<unknown>()
 const realSetTimeout = globalThis.setTimeout
 const realClearTimeout = globalThis.clearTimeout
 beforeAll(() => {
-  globalThis.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) => {
-    const handle = realSetTimeout(
-      () => {
-        pending.delete(handle)
-        fn()
-      },
-      ms,
-      ...args,
-    )
+  globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+    const handle = realSetTimeout(() => {
+      pending.delete(handle)
+      fn()
+    }, ms)
     if (ms === PLUGIN_TIMEOUT_MS) pending.add(handle)
     return handle
   }) as typeof setTimeout

@@ -1,6 +1,7 @@
 import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
 import { copyKept, markKept } from './kept'
-import { appendFile, closeQuietly, createFile, errorCode, writeAll, type SpoolFs } from './files'
+import { closeQuietly, errorCode, writeAll, type SpoolFs } from './files'
+import { ackPathOf, appendAcks, createSegmentFile, removeSegmentFiles } from './segment-files'
 import { SpoolWriteError, type Segment } from './segment'
 
 export type { Segment } from './segment'
@@ -165,13 +166,7 @@ export class SegmentStore {
     if (this.#settle(segment)) return
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
     for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
-    try {
-      if (segment.ackFd < 0) segment.ackFd = appendFile(this.#fs, segment.ackPath)
-      // Not synced on its own: a lost ack costs at most a duplicate, never a loss.
-      writeAll(this.#fs, segment.ackFd, ordinals, ordinals.length)
-    } catch {
-      // A lost ack costs at most a duplicate after a crash (same messageId): never an error.
-    }
+    appendAcks(this.#fs, segment, ordinals)
   }
 
   /**
@@ -224,19 +219,7 @@ export class SegmentStore {
     if (!segment.own && this.grew?.(segment) === true) return false
     if (!this.#segments.delete(segment.id)) return true
     this.bytes -= segment.size
-    for (const fd of [segment.fd, segment.ackFd]) {
-      if (fd < 0) continue
-      this.#dirty.delete(fd)
-      closeQuietly(this.#fs, fd)
-    }
-    segment.fd = segment.ackFd = -1
-    for (const path of [segment.path, segment.ackPath]) {
-      try {
-        this.#fs.unlinkSync(path)
-      } catch {
-        // Gone already (the ack file was never written), or the disk refuses: nothing to send.
-      }
-    }
+    removeSegmentFiles(this.#fs, segment, this.#dirty)
     return true
   }
 
@@ -280,23 +263,8 @@ export class SegmentStore {
   }
 
   #begin(): Segment {
-    let path = ''
-    let fd = -1
-    try {
-      // A part taken over as this client's own (see `claimAsPart`) holds its first owner's segments: their names are skipped.
-      if (this.#ownDir === '') throw Object.assign(new Error('no part to write to'), { code: 'ENOENT' })
-      for (let tries = 0; fd < 0; tries++) {
-        path = `${this.#ownDir}/${String(this.#nextOwn++).padStart(6, '0')}.log`
-        try {
-          fd = createFile(this.#fs, path)
-        } catch (err) {
-          if (errorCode(err) !== 'EEXIST' || tries >= 1000) throw err
-        }
-      }
-      writeAll(this.#fs, fd, SEGMENT_MAGIC, SEGMENT_MAGIC.length)
-    } catch (err) {
-      throw new SpoolWriteError(errorCode(err), `cannot create ${path}: ${String((err as Error)?.message ?? err)}`)
-    }
+    // A part taken over as this client's own (see `claimAsPart`) holds its first owner's segments: their names are skipped.
+    const { path, fd } = createSegmentFile(this.#fs, this.#ownDir, () => this.#nextOwn++)
     const segment: Segment = {
       id: this.#nextId++,
       path,
@@ -328,9 +296,4 @@ export class SegmentStore {
     else closeQuietly(this.#fs, fd)
     this.#settle(segment)
   }
-}
-
-/** The ack file of a segment file. */
-export function ackPathOf(path: string): string {
-  return path.replace(/\.log$/, '.ack')
 }

@@ -2,7 +2,8 @@ import type { Backlog } from './backlog'
 import { readFile, type SpoolFs } from './files'
 import { countFrames, MAX_SEGMENT_FILE_BYTES, SEGMENT_MAGIC } from './frame'
 import { claim, claimAsPart, findOrphans, removeEmptyParts, segmentsOf, verifyRoot } from './parts'
-import { ackPathOf, type Segment, type SegmentStore } from './segments'
+import { ackPathOf } from './segment-files'
+import type { Segment, SegmentStore } from './segments'
 
 /** What a take-over found: records to send, and files found torn. */
 export interface Found {
