@@ -41,6 +41,7 @@ export class ClientLedger {
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
     this.#observers = observers
+    observers.onListenerThrow = (thrown, event) => this.listenerThrew(thrown, event)
   }
 
   /** The counts of {@link AnalyticsStats} that the ledger keeps. */
@@ -154,6 +155,16 @@ export class ClientLedger {
   }
 
   /** A failed request or a throwing callback: to errorHandler when set, and to `error` listeners. */
+  /**
+   * A listener threw: what it threw goes to `error` listeners and `errorHandler`; an `error`
+   * listener's own throw goes to `errorHandler` only (it would meet itself again).
+   */
+  listenerThrew(thrown: unknown, event: string): void {
+    const error = toError(thrown)
+    if (event !== 'error') return this.report(error)
+    if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
+  }
+
   report(error: Error): void {
     this.#observers.emit('error', error)
     if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)

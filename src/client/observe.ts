@@ -123,6 +123,8 @@ type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) =
 /** A small typed event emitter: no `error`-event throwing, a throwing listener cannot disturb the client. */
 export class Observers {
   #listeners: Map<keyof AnalyticsEvents, Set<Listener<never>>> | undefined
+  /** Where a listener that throws is reported (the ledger sets it). */
+  onListenerThrow: ((err: unknown, event: keyof AnalyticsEvents) => void) | undefined
 
   on<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
     this.#listeners ??= new Map()
@@ -135,19 +137,15 @@ export class Observers {
     this.#listeners?.get(event)?.delete(listener)
   }
 
-  /** Whether anyone listens to `event`. */
-  has(event: keyof AnalyticsEvents): boolean {
-    return (this.#listeners?.get(event)?.size ?? 0) > 0
-  }
-
   emit<K extends keyof AnalyticsEvents>(event: K, payload: AnalyticsEvents[K]): void {
     const set = this.#listeners?.get(event)
     if (set === undefined) return
     for (const listener of set) {
       try {
         ;(listener as Listener<K>)(payload)
-      } catch {
-        // A listener's own failure is its own: it must not stop delivery or the other listeners.
+      } catch (err) {
+        // A listener's failure must not stop delivery or the other listeners; it is reported, not lost.
+        this.onListenerThrow?.(err, event)
       }
     }
   }

@@ -36,9 +36,11 @@ export function normalizeMessage(type: MessageType, message: Snapshot, nowIso: (
   return message as unknown as Message
 }
 
-// Validation let an absent optional id through: null or blank is left out, not sent; a number
-// is sent as its string.
-function idValue(value: unknown): unknown {
+/**
+ * An id as it is sent: validation let an absent optional id through, so null or blank is left out
+ * (undefined), a number is sent as its string, anything else as it is.
+ */
+export function idValue(value: unknown): unknown {
   if (value === null || isBlankString(value)) return undefined
   return typeof value === 'number' ? String(value) : value
 }

@@ -25,11 +25,6 @@ export class SocketGate {
     this.#size = size
   }
 
-  /** Places taken now. */
-  get taken(): number {
-    return this.#taken
-  }
-
   /** Resolves with a release once `owner` may start an attempt; rejects with `signal`'s reason when it aborts first. */
   acquire(owner: object, signal: AbortSignal): Promise<Release> {
     if (signal.aborted) return Promise.reject(signal.reason as Error)

@@ -13,9 +13,21 @@ export interface Timer {
  * client never holds a process open; callers that must hold it (a pending flush) call `ref()`.
  * Where timers cannot be unref'd (Workers, the Edge Runtime: a timer is a number there), or
  * `unref()` throws, the timer is still returned, so that its owner can always cancel it.
+ * With `report`, what `fn` throws goes there (its owner's ledger: `error` listeners and
+ * `errorHandler`) instead of becoming an uncaught exception of the host.
  */
-export function setUnrefTimeout(fn: () => void, ms: number): Timer {
-  const handle: unknown = setTimeout(fn, clampDelay(ms))
+export function setUnrefTimeout(fn: () => void, ms: number, report?: (err: unknown) => void): Timer {
+  const run =
+    report === undefined
+      ? fn
+      : (): void => {
+          try {
+            fn()
+          } catch (err) {
+            report(err)
+          }
+        }
+  const handle: unknown = setTimeout(run, clampDelay(ms))
   setTimerRef(handle, false)
   return {
     ref: () => setTimerRef(handle, true),

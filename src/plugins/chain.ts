@@ -1,10 +1,10 @@
 import { ValidationError } from '../core/errors'
+import { MESSAGE_TYPES } from '../core/limits'
 import { describeThrown, describeValue } from '../core/describe'
 import { fieldOf } from '../core/own-options'
 import type { MessageType } from '../core/types'
 import type { PluginChain, PluginStep } from './types'
 
-const MESSAGE_TYPES: readonly MessageType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias']
 
 /**
  * Checks the `plugins` option and builds, once, the list of steps each message type goes through,

@@ -2,6 +2,7 @@ import { EventrailError, MessageTooLargeError, ValidationError } from '../core/e
 import { MAX_MESSAGE_BYTES } from '../core/limits'
 import { describeThrown, describeValue } from '../core/describe'
 import { hasEnumerableFields } from '../message/json-copy'
+import { idValue } from '../message/normalize'
 import { serializeMessage, type Serialized } from '../message/serialize'
 import type { Snapshot } from '../message/snapshot'
 import { isBlankString, validateMessage } from '../message/validate'
@@ -68,10 +69,4 @@ function blamePlugins(err: unknown, where: string): unknown {
   if (err instanceof ValidationError) return new ValidationError(err.field, err.rule, where)
   const cause = err instanceof EventrailError && err.cause !== undefined ? err.cause : err
   return new ValidationError('message', `must be serializable as JSON (${describeThrown(cause)})`, where, { cause })
-}
-
-// As normalization sends ids: null or blank left out, a number as its string.
-function idValue(value: unknown): unknown {
-  if (value === null || isBlankString(value)) return undefined
-  return typeof value === 'number' ? String(value) : value
 }

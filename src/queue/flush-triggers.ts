@@ -87,6 +87,7 @@ export class FlushTriggers {
         this.flushThrough(this.#lastSeq)
       },
       this.#lastFlushMs + interval - Date.now(),
+      this.#report,
     )
   }
 

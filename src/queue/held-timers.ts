@@ -6,12 +6,18 @@ import { setUnrefTimeout, type Timer } from '../platform/timers'
  * `closeAndFlush()` or the drain before exit), so the process stays up until they fire.
  */
 export class HeldTimers {
+  readonly #report: (err: unknown) => void
   #holds = 0
   #timers: Set<Timer> | undefined
 
+  /** @param report - where a timer's callback that throws is reported (the client's ledger). */
+  constructor(report: (err: unknown) => void) {
+    this.#report = report
+  }
+
   /** Starts a timer, ref'd when work is held. */
   start(fn: () => void, ms: number): Timer {
-    const timer = setUnrefTimeout(fn, ms)
+    const timer = setUnrefTimeout(fn, ms, this.#report)
     if (this.#holds > 0) timer.ref()
     ;(this.#timers ??= new Set()).add(timer)
     return timer

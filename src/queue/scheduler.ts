@@ -33,7 +33,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   readonly #hooks: SchedulerHooks
   readonly #lanes = new Lanes()
   readonly #waiters = new FlushWaiters()
-  readonly #timers = new HeldTimers()
+  readonly #timers: HeldTimers
   readonly #triggers: FlushTriggers
   readonly #requests = new OpenRequests()
   #seq = 0
@@ -53,6 +53,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#options = options
     this.#hooks = hooks
     const report = (err: unknown): void => hooks.report(err)
+    this.#timers = new HeldTimers(report)
     if (options.waitUntil !== undefined) this.#keepAlive = new KeepAlive(options.waitUntil, () => this.flush(false), report)
     this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump.pump(), report)
     this.#send = new SendMachinery(options, this.#timers, this.#lanes, {
