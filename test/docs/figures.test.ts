@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 // Issue 30: one source for every number. The installed size was 571, 624, 729 and 1,019 KB on
@@ -9,65 +9,21 @@ import { join } from 'node:path'
 const ROOT = join(__dirname, '..', '..')
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 
-interface Figure {
-  table: string
-  row: Record<string, string>
-  column: string
-  occurrence?: number
-  scale?: number
-  round?: number
-  digits?: number
-  unit?: string
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const figures = require('../../scripts/figures.cjs') as {
+  MARKER: RegExp
+  pages(): string[]
+  loadFigures(): Record<string, unknown>
+  valueOf(key: string, results: string, figures: Record<string, unknown>): string
+  quotes(text: string): { key: string; shown: string; line: number }[]
 }
 
 const RESULTS = read('bench/RESULTS.md')
-const FIGURES = Object.fromEntries(
-  Object.entries(JSON.parse(read('bench/figures.json')) as Record<string, Figure | string>).filter(([key]) => !key.startsWith('$')),
-) as Record<string, Figure>
-const PAGES = [
-  'README.md',
-  'CHANGELOG.md',
-  'CONTRIBUTING.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-]
-const MARKER = /<!-- figure: ([a-z0-9-]+) -->([\s\S]*?)<!-- \/figure -->/g
-
-const cells = (line: string) =>
-  line
-    .split('|')
-    .slice(1, -1)
-    .map((cell) => cell.trim())
-
-/** The text a figure stands for, read from its cell of bench/RESULTS.md. */
-function valueOf(key: string, results = RESULTS): string {
-  const figure = FIGURES[key]
-  if (figure === undefined) throw new Error(`bench/figures.json has no figure "${key}"`)
-  const lines = results.split('\n')
-  const start = lines.findIndex((line) => line.startsWith(figure.table))
-  if (start === -1) throw new Error(`${key}: no table under "${figure.table}" in bench/RESULTS.md`)
-  const first = lines.findIndex((line, i) => i > start && line.startsWith('|'))
-  const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'))
-  const [header, , ...rows] = lines.slice(first, end).map(cells)
-  const column = (name: string, occurrence = 1) =>
-    header.findIndex((h, i) => h === name && header.slice(0, i + 1).filter((x) => x === name).length === occurrence)
-  const row = rows.find((r) => Object.entries(figure.row).every(([name, value]) => r[column(name)] === value))
-  const index = column(figure.column, figure.occurrence)
-  if (row === undefined || index === -1)
-    throw new Error(`${key}: no row ${JSON.stringify(figure.row)} or column "${figure.column}" under "${figure.table}"`)
-  const cell = row[index]
-  if (figure.scale === undefined && figure.round === undefined && figure.digits === undefined) return cell + (figure.unit ?? '')
-  let n = Number.parseFloat(cell.replace(/,/g, '')) * (figure.scale ?? 1)
-  if (figure.round !== undefined) n = Math.round(n / figure.round) * figure.round
-  const digits = figure.digits ?? 0
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) + (figure.unit ?? '')
-}
-
-/** Every figure a page quotes: key, the text on the page, the line. */
-function quotes(text: string): { key: string; shown: string; line: number }[] {
-  return [...text.matchAll(MARKER)].map((m) => ({ key: m[1], shown: m[2], line: text.slice(0, m.index).split('\n').length }))
-}
+const FIGURES = figures.loadFigures()
+const PAGES = figures.pages()
+const MARKER = figures.MARKER
+const valueOf = (key: string, results = RESULTS): string => figures.valueOf(key, results, FIGURES)
+const quotes = (text: string) => figures.quotes(text)
 
 it('every figure of bench/figures.json is found in bench/RESULTS.md', () => {
   const values = Object.keys(FIGURES).map((key) => [key, valueOf(key)])
