@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, utimesS
 import { hostname } from 'node:os'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
-import { takeoverTiming } from '../../src/spool/liveness'
+import { takeoverTiming } from '../../src/durability/spool/liveness'
 import { startFaultServer, sleep, until, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
 import { filesUnder, frame, ownerJson, segment, spoolTestFile, wireMessage } from './helpers'
