@@ -1,0 +1,85 @@
+import { fatesOf, type Fate, type ModelConfig } from './configs'
+import type { Rng } from './rng'
+
+/** How the fault server answers while a mode lasts (see runner.ts, `answerFor`). */
+export type ServerMode =
+  | 'ok'
+  /** Answers 200 after 20-150 ms. */
+  | 'slow'
+  /** Each request at random: 200, 500, 429 with Retry-After, 400, a reset, a slow 200. */
+  | 'flaky'
+  /** Outages: every request gets 503, hangs, or the port refuses connections. */
+  | 'down503'
+  | 'downHang'
+  | 'downRefused'
+  /** Every request is refused with 400 (a client error: no retry). */
+  | 'fail400'
+  /** Every request gets 429 with `Retry-After: 0`. */
+  | 'fail429'
+
+/** One step of a sequence. */
+export type Op =
+  /** A message call: with a callback, or awaited through `deliver.*`. */
+  | { kind: 'call'; method: 'track' | 'identify' | 'alias'; via: 'callback' | 'deliver'; fate: Fate }
+  /** An invalid call with neither a callback nor an errorHandler: it must throw, and is not accepted. */
+  | { kind: 'throwingCall' }
+  /** `flush()` or `flush(callback)`; awaited before the next op or not. */
+  | { kind: 'flush'; callback: boolean; awaited: boolean }
+  /** `closeAndFlush()`, with `{ timeout }` or not; later calls must get a ClosedError. */
+  | { kind: 'close'; timeoutMs: number | undefined; awaited: boolean }
+  /** The server answers in another way from now on. */
+  | { kind: 'server'; mode: ServerMode }
+  /** Lets time pass. */
+  | { kind: 'wait'; ms: number }
+
+/** A generated run: its options' randomness comes from the same seed. */
+export interface Sequence {
+  readonly errorHandler: boolean
+  readonly ops: readonly Op[]
+}
+
+const SERVER_MODES: readonly (readonly [ServerMode, number])[] = [
+  ['ok', 4],
+  ['slow', 2],
+  ['flaky', 3],
+  ['down503', 1],
+  ['downHang', 1],
+  ['downRefused', 1],
+  ['fail400', 0.5],
+  ['fail429', 0.5],
+]
+
+/**
+ * A random sequence of `length` operations for `config`. It may close the client before its end
+ * (the ops after it test the refusal of a closed client); the runner closes it at the end anyway.
+ */
+export function generateSequence(config: ModelConfig, rng: Rng, length: number): Sequence {
+  const errorHandler = rng.chance(0.5)
+  const fates = fatesOf(config).map((fate) => [fate, fate === 'ok' ? 6 : 1] as const)
+  const ops: Op[] = []
+  let closed = false
+  for (let i = 0; i < length; i++) {
+    const kind = rng.pick<Op['kind']>([
+      ['call', 12],
+      ['throwingCall', errorHandler || closed ? 0 : 0.3],
+      ['flush', 2],
+      ['close', closed || i < length / 2 ? 0 : 0.15],
+      ['server', 1.2],
+      ['wait', 2],
+    ])
+    if (kind === 'call') {
+      const method = rng.pick([['track', 6], ['identify', 2], ['alias', 1]] as const)
+      // A plan checks track and identify only; alias has no fields a plan can break.
+      let fate = rng.pick(fates)
+      if (method === 'alias' && fate === 'planViolation') fate = 'ok'
+      ops.push({ kind, method, via: rng.chance(0.3) ? 'deliver' : 'callback', fate })
+    } else if (kind === 'throwingCall') ops.push({ kind })
+    else if (kind === 'flush') ops.push({ kind, callback: rng.chance(0.4), awaited: rng.chance(0.5) })
+    else if (kind === 'close') {
+      closed = true
+      ops.push({ kind, timeoutMs: rng.chance(0.5) ? rng.int(0, 400) : undefined, awaited: rng.chance(0.7) })
+    } else if (kind === 'server') ops.push({ kind, mode: rng.pick(SERVER_MODES) })
+    else ops.push({ kind: 'wait', ms: rng.pick([[0, 2], [5, 2], [30, 2], [150, 1], [400, 0.5]] as const) })
+  }
+  return { errorHandler, ops }
+}

@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import { Analytics } from '../../src'
+import { sleep, startFaultServer, type Fault, type FaultServer } from '../faults/fault-server'
+import { clientOptions, EVENT, type Fate, type ModelConfig } from './configs'
+import { generateSequence, type Op, type ServerMode } from './generator'
+import { Oracle } from './oracle'
+import { createRng, type Rng } from './rng'
+
+/** What one run did and what it broke. */
+export interface RunResult {
+  readonly config: string
+  readonly seed: number
+  readonly ops: number
+  readonly messages: number
+  readonly violations: string[]
+}
+
+/** Longest the runner waits for closeAndFlush() and every outcome at the end of a run. */
+const SETTLE_LIMIT_MS = 10_000
+
+/**
+ * Runs the sequence of `seed` against a new fault server and client of `config`, closes the
+ * client, waits for every outcome (bounded), and returns what the oracle found.
+ */
+export async function runSequence(config: ModelConfig, seed: number, length: number): Promise<RunResult> {
+  const rng = createRng(seed)
+  const sequence = generateSequence(config, rng, length)
+  const state = { mode: 'ok' as ServerMode }
+  const answers = createRng(seed ^ 0x5bd1e995)
+  const server = await startFaultServer(() => answerFor(state.mode, answers))
+  const dir = config.spool ? mkdtempSync(path.join(tmpdir(), 'eventrail-model-')) : undefined
+  const oracle = new Oracle(config)
+  const client = new Analytics('model-key', {
+    ...clientOptions(config, server.url, rng, dir),
+    ...(sequence.errorHandler ? { errorHandler: () => undefined } : {}),
+  })
+  const background: Promise<unknown>[] = []
+  let closing: Promise<unknown> | undefined
+  try {
+    for (const [n, op] of sequence.ops.entries()) {
+      const work = step(op, n, { seed, client, server, state, oracle })
+      if (op.kind === 'close') closing ??= work
+      if (work !== undefined) background.push(work)
+      const awaited = op.kind === 'wait' || op.kind === 'server' || ('awaited' in op && op.awaited)
+      if (work !== undefined && awaited && (await within(work, SETTLE_LIMIT_MS)) === 'late') {
+        oracle.violation(`op ${n} (${op.kind}) did not settle within ${SETTLE_LIMIT_MS} ms`)
+      }
+    }
+    if (closing === undefined) {
+      closing = step({ kind: 'close', timeoutMs: rng.chance(0.5) ? 1_000 : undefined, awaited: true }, length, {
+        seed,
+        client,
+        server,
+        state,
+        oracle,
+      })
+      background.push(closing as Promise<unknown>)
+    }
+    if ((await within(closing as Promise<unknown>, SETTLE_LIMIT_MS)) === 'late') {
+      oracle.violation(`closeAndFlush() did not settle within ${SETTLE_LIMIT_MS} ms (waiting for: ${oracle.pending().slice(0, 5).join(', ')})`)
+    }
+    if ((await within(Promise.all(background), SETTLE_LIMIT_MS)) === 'late') {
+      oracle.violation(`after close, outcomes still pending after ${SETTLE_LIMIT_MS} ms: ${oracle.pending().slice(0, 5).join(', ')}`)
+    }
+    // Time for a second callback of a message, would there be one.
+    await sleep(30)
+    const violations = oracle.check(server.requests, server.accepted, client.stats())
+    return { config: config.name, seed, ops: sequence.ops.length, messages: oracle.messages, violations }
+  } finally {
+    await client.closeAndFlush({ timeout: 100 }).catch(() => undefined)
+    await server.close()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+interface StepContext {
+  readonly seed: number
+  readonly client: Analytics
+  readonly server: FaultServer
+  readonly state: { mode: ServerMode }
+  readonly oracle: Oracle
+}
+
+// Does one op; returns what settles when it is done, when it goes on in the background.
+function step(op: Op, n: number, ctx: StepContext): Promise<unknown> | undefined {
+  const { client, oracle } = ctx
+  switch (op.kind) {
+    case 'call': {
+      const id = `m${ctx.seed}-${n}-${op.fate}`
+      const message = messageFor(op.method, op.fate, id, n)
+      try {
+        if (op.via === 'deliver') return oracle.deliver(id, op.fate, (client.deliver[op.method] as (m: unknown) => Promise<never>)(message))
+        ;(client[op.method] as (m: unknown, cb: unknown) => void)(message, oracle.callback(id, op.fate))
+      } catch (err) {
+        oracle.violation(`${id}: ${op.method}(message, ${op.via}) threw ${String(err)}; with a callback or deliver.* a call never throws`)
+      }
+      return undefined
+    }
+    case 'throwingCall':
+      try {
+        client.track({ userId: 'u' } as never)
+        oracle.violation(`op ${n}: an invalid track() with neither callback nor errorHandler did not throw`)
+      } catch {
+        oracle.thrown()
+      }
+      return undefined
+    case 'flush': {
+      const done = oracle.flushStarted(`flush #${n}${op.callback ? ' (callback)' : ''}`)
+      if (op.callback) return client.flush(() => done(undefined)).catch((err: unknown) => oracle.violation(`flush(callback) rejected: ${String(err)}`))
+      return client.flush().then(done, () => done(undefined))
+    }
+    case 'close': {
+      const done = oracle.flushStarted('closeAndFlush')
+      oracle.closing()
+      const closed = op.timeoutMs === undefined ? client.closeAndFlush() : client.closeAndFlush({ timeout: op.timeoutMs })
+      return closed.then(done, () => done(undefined))
+    }
+    case 'server':
+      return switchServer(ctx, op.mode)
+    case 'wait':
+      return sleep(op.ms)
+  }
+}
+
+async function switchServer(ctx: StepContext, mode: ServerMode): Promise<void> {
+  const was = ctx.state.mode
+  ctx.state.mode = mode
+  if (was === 'downRefused' && mode !== 'downRefused') await ctx.server.reopen()
+  if (was !== 'downRefused' && mode === 'downRefused') await ctx.server.close()
+}
+
+/** What the server does with one request while `mode` lasts. */
+function answerFor(mode: ServerMode, rng: Rng): Fault {
+  switch (mode) {
+    case 'ok':
+    case 'downRefused': // not listening: no request arrives
+      return { kind: 'status', status: 200 }
+    case 'slow':
+      return { kind: 'delay', ms: rng.int(20, 150) }
+    case 'down503':
+      return { kind: 'status', status: 503 }
+    case 'downHang':
+      return { kind: 'hang' }
+    case 'fail400':
+      return { kind: 'status', status: 400 }
+    case 'fail429':
+      return { kind: 'status', status: 429, headers: { 'retry-after': '0' } }
+    case 'flaky':
+      return rng.pick<Fault>([
+        [{ kind: 'status', status: 200 }, 5],
+        [{ kind: 'status', status: 500 }, 2],
+        [{ kind: 'status', status: 429, headers: { 'retry-after': rng.chance(0.8) ? '0' : '1' } }, 1],
+        [{ kind: 'status', status: 400 }, 0.5],
+        [{ kind: 'reset' }, 1],
+        [{ kind: 'delay', ms: rng.int(10, 300) }, 1],
+      ])
+  }
+}
+
+/** The message of a call: valid, invalid, or breaking the plan, as `fate` says; its id tells plugins its fate. */
+function messageFor(method: 'track' | 'identify' | 'alias', fate: Fate, messageId: string, n: number): Record<string, unknown> {
+  const invalid = fate === 'invalid'
+  const breaks = fate === 'planViolation'
+  if (method === 'track') {
+    return { userId: `u${n % 7}`, messageId, ...(invalid ? {} : { event: EVENT }), properties: { n: breaks ? 'not a number' : n } }
+  }
+  if (method === 'identify') return { messageId, ...(invalid ? {} : { userId: `u${n % 7}` }), traits: { email: breaks ? 5 : 'a@example.com' } }
+  return { messageId, userId: `u${n % 7}`, ...(invalid ? {} : { previousId: `anon-${n}` }) }
+}
+
+// Whether `promise` settled within `ms`.
+async function within(promise: Promise<unknown>, ms: number): Promise<'settled' | 'late'> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)))
+  try {
+    return await Promise.race([promise.then(() => 'settled' as const, () => 'settled' as const), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Collects unhandled rejections and uncaught exceptions while the model runs. */
+export function watchProcess(): { take(): string[]; stop(): void } {
+  let seen: string[] = []
+  const onRejection = (reason: unknown): void => void seen.push(`unhandled rejection: ${String(reason)}`)
+  const onException = (err: unknown): void => void seen.push(`uncaught exception: ${String(err)}`)
+  process.on('unhandledRejection', onRejection)
+  process.on('uncaughtException', onException)
+  return {
+    take: () => {
+      const out = seen
+      seen = []
+      return out
+    },
+    stop: () => {
+      process.off('unhandledRejection', onRejection)
+      process.off('uncaughtException', onException)
+    },
+  }
+}
