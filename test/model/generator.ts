@@ -49,37 +49,56 @@ const SERVER_MODES: readonly (readonly [ServerMode, number])[] = [
   ['fail429', 0.5],
 ]
 
+const OUTAGES: ReadonlySet<ServerMode> = new Set(['down503', 'downHang', 'downRefused'])
+
 /**
- * A random sequence of `length` operations for `config`. It may close the client before its end
- * (the ops after it test the refusal of a closed client); the runner closes it at the end anyway.
+ * A random sequence of about `length` operations for `config`, in phases: each phase sets how the
+ * server answers, then makes calls, flushes and waits; an outage phase waits long enough (up to
+ * 1.5 s) for the outage breaker to open, so that calls are also made while it is open. The client
+ * may be closed before the end (the ops after it test the refusal of a closed client); the runner
+ * closes it at the end anyway.
  */
 export function generateSequence(config: ModelConfig, rng: Rng, length: number): Sequence {
   const errorHandler = rng.chance(0.5)
   const fates = fatesOf(config).map((fate) => [fate, fate === 'ok' ? 6 : 1] as const)
   const ops: Op[] = []
   let closed = false
-  for (let i = 0; i < length; i++) {
-    const kind = rng.pick<Op['kind']>([
-      ['call', 12],
-      ['throwingCall', errorHandler || closed ? 0 : 0.3],
-      ['flush', 2],
-      ['close', closed || i < length / 2 ? 0 : 0.15],
-      ['server', 1.2],
-      ['wait', 2],
-    ])
-    if (kind === 'call') {
-      const method = rng.pick([['track', 6], ['identify', 2], ['alias', 1]] as const)
-      // A plan checks track and identify only; alias has no fields a plan can break.
-      let fate = rng.pick(fates)
-      if (method === 'alias' && fate === 'planViolation') fate = 'ok'
-      ops.push({ kind, method, via: rng.chance(0.3) ? 'deliver' : 'callback', fate })
-    } else if (kind === 'throwingCall') ops.push({ kind })
-    else if (kind === 'flush') ops.push({ kind, callback: rng.chance(0.4), awaited: rng.chance(0.5) })
-    else if (kind === 'close') {
-      closed = true
-      ops.push({ kind, timeoutMs: rng.chance(0.5) ? rng.int(0, 400) : undefined, awaited: rng.chance(0.7) })
-    } else if (kind === 'server') ops.push({ kind, mode: rng.pick(SERVER_MODES) })
-    else ops.push({ kind: 'wait', ms: rng.pick([[0, 2], [5, 2], [30, 2], [150, 1], [400, 0.5]] as const) })
+  while (ops.length < length) {
+    const mode = rng.pick(SERVER_MODES)
+    ops.push({ kind: 'server', mode })
+    const phase = rng.int(3, 14)
+    const longWaitAt = OUTAGES.has(mode) && rng.chance(0.7) ? rng.int(0, phase - 1) : -1
+    for (let i = 0; i < phase && ops.length < length; i++) {
+      if (i === longWaitAt) ops.push({ kind: 'wait', ms: rng.int(300, 1_500) })
+      const op = randomOp(rng, fates, { errorHandler, closed, late: ops.length > length / 2 })
+      if (op.kind === 'close') closed = true
+      ops.push(op)
+    }
   }
   return { errorHandler, ops }
+}
+
+function randomOp(
+  rng: Rng,
+  fates: readonly (readonly [Fate, number])[],
+  at: { errorHandler: boolean; closed: boolean; late: boolean },
+): Op {
+  const kind = rng.pick<Op['kind']>([
+    ['call', 12],
+    ['throwingCall', at.errorHandler || at.closed ? 0 : 0.3],
+    ['flush', 2],
+    ['close', at.closed || !at.late ? 0 : 0.2],
+    ['wait', 2],
+  ])
+  if (kind === 'call') {
+    const method = rng.pick([['track', 6], ['identify', 2], ['alias', 1]] as const)
+    // A plan checks track and identify only; alias has no fields a plan can break.
+    let fate = rng.pick(fates)
+    if (method === 'alias' && fate === 'planViolation') fate = 'ok'
+    return { kind, method, via: rng.chance(0.3) ? 'deliver' : 'callback', fate }
+  }
+  if (kind === 'throwingCall') return { kind }
+  if (kind === 'flush') return { kind, callback: rng.chance(0.4), awaited: rng.chance(0.5) }
+  if (kind === 'close') return { kind, timeoutMs: rng.chance(0.5) ? rng.int(0, 400) : undefined, awaited: rng.chance(0.7) }
+  return { kind: 'wait', ms: rng.pick([[0, 2], [5, 2], [30, 2], [150, 1], [400, 0.5]] as const) }
 }

@@ -46,6 +46,7 @@ async function failuresOf(config: ModelConfig): Promise<string[]> {
   const failures = results.flatMap((r) =>
     r.violations.map((v) => `[EVENTRAIL_MODEL_SEED=${r.seed} EVENTRAIL_MODEL_CONFIG=${r.config}] ${v}`),
   )
+  if (process.env.EVENTRAIL_MODEL_VERBOSE === '1') for (const r of results) process.stdout.write(`${r.config} seed ${r.seed}: ${r.ops} ops, ${r.messages} messages, ${JSON.stringify(r.coverage)}\n`)
   failures.push(...watch.take().map((v) => `[config ${config.name}, seeds ${seeds.join(',')}] ${v}`))
   return failures
 }

@@ -102,15 +102,22 @@ export class Oracle {
     )
   }
 
-  /** A flush (or closeAndFlush) was called now; call the result when it settles. */
-  flushStarted(label: string): (result: unknown) => void {
+  /**
+   * A flush (or closeAndFlush) was called now. `settled` is called when it settles (its callback
+   * runs, or its promise settles), `result` with what its promise resolved to (`{ waiting }` with
+   * a spool: flush(callback) calls the callback first, then resolves with it).
+   */
+  flushStarted(label: string): { settled(result: unknown): void; result(value: unknown): void } {
     const record: FlushRecord = { label, before: this.#messages.length, settled: false, waiting: undefined, missing: [] }
     this.#flushes.push(record)
-    return (result) => {
+    const result = (value: unknown): void => {
+      const waiting = (value as { waiting?: unknown } | undefined)?.waiting
+      if (typeof waiting === 'number') record.waiting = waiting
+    }
+    const settled = (value: unknown): void => {
       if (record.settled) this.violation(`${label} settled twice`)
       record.settled = true
-      const waiting = (result as { waiting?: unknown } | undefined)?.waiting
-      record.waiting = typeof waiting === 'number' ? waiting : undefined
+      result(value)
       const earlier = this.#messages.slice(0, record.before)
       record.missing = earlier.filter((m) => m.via === 'callback' && m.outcomes === 0).map((m) => m.id)
       // A deliver.* promise resolved before the flush settled is seen here one microtask later
@@ -121,6 +128,17 @@ export class Oracle {
           record.missing.push(...earlier.filter((m) => m.via === 'deliver' && m.outcomes === 0).map((m) => m.id))
         })
     }
+    return { settled, result }
+  }
+
+  /** What the run went through: outcomes by error class (`delivered`), flushes that left messages `waiting`. */
+  coverage(): Record<string, number> {
+    const seen: Record<string, number> = {}
+    const bump = (key: string): void => void (seen[key] = (seen[key] ?? 0) + 1)
+    for (const m of this.#messages) if (m.outcomes > 0) bump(m.error === undefined ? 'delivered' : m.error.name)
+    for (const f of this.#flushes) if ((f.waiting ?? 0) > 0) bump(`${f.label === 'closeAndFlush' ? 'close' : 'flush'} waiting`)
+    if (this.#thrown > 0) seen.thrown = this.#thrown
+    return seen
   }
 
   /** Ids of messages that have no outcome yet. */

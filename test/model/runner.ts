@@ -15,6 +15,8 @@ export interface RunResult {
   readonly ops: number
   readonly messages: number
   readonly violations: string[]
+  /** What the run went through (see `Oracle.coverage`), and how often the outage breaker opened. */
+  readonly coverage: Record<string, number>
 }
 
 /** Longest the runner waits for closeAndFlush() and every outcome at the end of a run. */
@@ -25,7 +27,8 @@ const SETTLE_LIMIT_MS = 10_000
  * client, waits for every outcome (bounded), and returns what the oracle found.
  */
 export async function runSequence(config: ModelConfig, seed: number, length: number): Promise<RunResult> {
-  const rng = createRng(seed)
+  // The configuration's name goes into the seed: each configuration gets sequences of its own.
+  const rng = createRng(seed ^ hashOf(config.name))
   const sequence = generateSequence(config, rng, length)
   const state = { mode: 'ok' as ServerMode }
   const answers = createRng(seed ^ 0x5bd1e995)
@@ -36,6 +39,8 @@ export async function runSequence(config: ModelConfig, seed: number, length: num
     ...clientOptions(config, server.url, rng, dir),
     ...(sequence.errorHandler ? { errorHandler: () => undefined } : {}),
   })
+  let breakerOpens = 0
+  client.on('breaker', (change) => void (change.state === 'open' && (breakerOpens += 1)))
   const background: Promise<unknown>[] = []
   let closing: Promise<unknown> | undefined
   try {
@@ -67,7 +72,8 @@ export async function runSequence(config: ModelConfig, seed: number, length: num
     // Time for a second callback of a message, would there be one.
     await sleep(30)
     const violations = oracle.check(server.requests, server.accepted, client.stats())
-    return { config: config.name, seed, ops: sequence.ops.length, messages: oracle.messages, violations }
+    const coverage = { ...oracle.coverage(), ...(breakerOpens > 0 ? { 'breaker opened': breakerOpens } : {}) }
+    return { config: config.name, seed, ops: sequence.ops.length, messages: oracle.messages, violations, coverage }
   } finally {
     await client.closeAndFlush({ timeout: 100 }).catch(() => undefined)
     await server.close()
@@ -108,14 +114,16 @@ function step(op: Op, n: number, ctx: StepContext): Promise<unknown> | undefined
       return undefined
     case 'flush': {
       const done = oracle.flushStarted(`flush #${n}${op.callback ? ' (callback)' : ''}`)
-      if (op.callback) return client.flush(() => done(undefined)).catch((err: unknown) => oracle.violation(`flush(callback) rejected: ${String(err)}`))
-      return client.flush().then(done, () => done(undefined))
+      if (op.callback) {
+        return client.flush(() => done.settled(undefined)).then(done.result, (err: unknown) => oracle.violation(`flush(callback) rejected: ${String(err)}`))
+      }
+      return client.flush().then(done.settled, () => done.settled(undefined))
     }
     case 'close': {
       const done = oracle.flushStarted('closeAndFlush')
       oracle.closing()
       const closed = op.timeoutMs === undefined ? client.closeAndFlush() : client.closeAndFlush({ timeout: op.timeoutMs })
-      return closed.then(done, () => done(undefined))
+      return closed.then(done.settled, () => done.settled(undefined))
     }
     case 'server':
       return switchServer(ctx, op.mode)
@@ -168,6 +176,12 @@ function messageFor(method: 'track' | 'identify' | 'alias', fate: Fate, messageI
   }
   if (method === 'identify') return { messageId, ...(invalid ? {} : { userId: `u${n % 7}` }), traits: { email: breaks ? 5 : 'a@example.com' } }
   return { messageId, userId: `u${n % 7}`, ...(invalid ? {} : { previousId: `anon-${n}` }) }
+}
+
+function hashOf(text: string): number {
+  let hash = 2166136261
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619)
+  return hash >>> 0
 }
 
 // Whether `promise` settled within `ms`.
