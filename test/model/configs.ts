@@ -111,3 +111,15 @@ export function clientOptions(config: ModelConfig, host: string, rng: Rng, spool
   }
   return options
 }
+
+/** The message of a call: valid, invalid, or breaking the plan, as `fate` says; its id tells plugins its fate. */
+export function messageFor(method: 'track' | 'identify' | 'alias', fate: Fate, messageId: string, n: number): Record<string, unknown> {
+  const invalid = fate === 'invalid'
+  const breaks = fate === 'planViolation'
+  if (method === 'track') {
+    return { userId: `u${n % 7}`, messageId, ...(invalid ? {} : { event: EVENT }), properties: { n: breaks ? 'not a number' : n } }
+  }
+  if (method === 'identify')
+    return { messageId, ...(invalid ? {} : { userId: `u${n % 7}` }), traits: { email: breaks ? 5 : 'a@example.com' } }
+  return { messageId, userId: `u${n % 7}`, ...(invalid ? {} : { previousId: `anon-${n}` }) }
+}

@@ -1,29 +1,8 @@
-import {
-  ClosedError,
-  DeliveryError,
-  FilteredError,
-  PlanViolationError,
-  PluginError,
-  TimeoutError,
-  ValidationError,
-  type AnalyticsStats,
-  type Callback,
-  type Delivery,
-} from '../../src'
+import type { AnalyticsStats, Callback, Delivery } from '../../src'
 import type { SeenRequest } from '../faults/fault-server'
 import type { Fate, ModelConfig } from './configs'
-
-/** One accepted message: a call that did not throw. */
-interface MessageRecord {
-  readonly id: string
-  readonly via: 'callback' | 'deliver'
-  readonly fate: Fate
-  /** Made after closeAndFlush() was called. */
-  readonly afterClose: boolean
-  /** Outcomes seen: callback runs, or the deliver promise's resolution. */
-  outcomes: number
-  error: Error | undefined
-}
+import { expectedRefusal, unexpectedOutcome, type MessageRecord } from './expectations'
+import { checkStats } from './stats-identity'
 
 /** A flush() or closeAndFlush(): which messages came before it, and which had no outcome when it settled. */
 interface FlushRecord {
@@ -37,15 +16,6 @@ interface FlushRecord {
 /**
  * The model: what the client was asked to do, and what each message's outcome may be. It records
  * outcomes as they come, and `check` lists every invariant that does not hold (empty: the run passed).
- *
- * The identity of `stats()` it checks, from src/client-ledger.ts and src/analytics.ts: every call
- * that is not thrown out synchronously ends in exactly one of `sent` (a 2xx), `failed` (its
- * request failed for good, the breaker failed it, closing timed out or left it in the spool),
- * `dropped` (refused before it was queued: invalid, a plan violation in drop or throw mode, a
- * plugin failure, closed, full) or `filtered` (a plugin returned null). A call that throws is
- * counted in `dropped` too (the ledger counts the refusal, then throws). So, once everything has
- * its outcome: `sent + failed + dropped + filtered = accepted calls + thrown calls`, `accepted`
- * (messages that were queued) `= sent + failed`, and queued, inFlight and inPlugins are 0.
  */
 export class Oracle {
   readonly #config: ModelConfig
@@ -154,22 +124,33 @@ export class Oracle {
     for (const m of this.#messages) {
       if (m.outcomes !== 1) out.push(`${m.id} (${m.via}): ${m.outcomes} outcomes, expected exactly 1`)
       if (m.outcomes === 0) continue
-      if (m.error === undefined && !accepted.has(m.id)) out.push(`${m.id}: delivered, but the server never answered 2xx to a request with it`)
-      const refusal = this.#expectedRefusal(m)
-      if (refusal !== undefined && received.has(m.id)) out.push(`${m.id}: should have been refused (${refusal.name}), but the server received it`)
-      const problem = this.#unexpected(m, refusal)
+      if (m.error === undefined && !accepted.has(m.id))
+        out.push(`${m.id}: delivered, but the server never answered 2xx to a request with it`)
+      const refusal = expectedRefusal(m, this.#config)
+      if (refusal !== undefined && received.has(m.id))
+        out.push(`${m.id}: should have been refused (${refusal.name}), but the server received it`)
+      const problem = unexpectedOutcome(m, refusal, this.#config)
       if (problem !== undefined) out.push(`${m.id} (${m.via}${m.afterClose ? ', after close' : ''}): ${problem}`)
     }
     for (const f of this.#flushes) {
       if (!f.settled) out.push(`${f.label} never settled`)
       else if (f.missing.length > 0 && !(this.#config.spool && f.label !== 'closeAndFlush' && (f.waiting ?? 0) >= f.missing.length)) {
         out.push(
-          `${f.label} settled (waiting: ${String(f.waiting)}) before ${f.missing.length} earlier message(s) had an outcome: ${f.missing.slice(0, 5).join(', ')}`,
+          `${f.label} settled (waiting: ${String(f.waiting)}) before ${f.missing.length} earlier message(s) had an outcome: ${f.missing
+            .slice(0, 5)
+            .map((id) => `${id} (later: ${this.#laterOutcome(id)})`)
+            .join(', ')}`,
         )
       }
     }
-    out.push(...this.#checkStats(stats))
+    out.push(...checkStats(stats, this.#messages, this.#thrown, this.#config))
     return out
+  }
+
+  // What a message that had no outcome when a flush settled got afterwards.
+  #laterOutcome(id: string): string {
+    const m = this.#messages.find((r) => r.id === id)
+    return m === undefined || m.outcomes === 0 ? 'none' : (m.error?.name ?? 'delivered')
   }
 
   #add(id: string, via: 'callback' | 'deliver', fate: Fate): MessageRecord {
@@ -177,62 +158,4 @@ export class Oracle {
     this.#messages.push(record)
     return record
   }
-
-  // The error class a message must be refused with before any request, or undefined when it goes out.
-  #expectedRefusal(m: MessageRecord): (abstract new (...args: never[]) => Error) | undefined {
-    switch (m.fate) {
-      case 'invalid':
-        return ValidationError
-      case 'planViolation':
-        return this.#config.planMode === 'report' ? undefined : PlanViolationError
-      case 'pluginDrop':
-        return FilteredError
-      case 'pluginThrow':
-      case 'pluginSlow':
-        return PluginError
-      default:
-        return m.afterClose ? ClosedError : undefined
-    }
-  }
-
-  #unexpected(m: MessageRecord, refusal: (abstract new (...args: never[]) => Error) | undefined): string | undefined {
-    const error = m.error
-    const name = error === undefined ? 'delivered' : `${error.name}: ${error.message.slice(0, 160)}`
-    // A closed client refuses what comes later, whatever it is (an invalid message may still be refused as invalid).
-    if (m.afterClose) return error instanceof ClosedError || (refusal !== undefined && error instanceof refusal) ? undefined : `expected ClosedError, got ${name}`
-    if (refusal !== undefined) {
-      if (error instanceof refusal && (refusal !== ValidationError || !(error instanceof PlanViolationError))) return undefined
-      return `expected ${refusal.name}, got ${name}`
-    }
-    if (error === undefined || error instanceof DeliveryError || error instanceof TimeoutError) return undefined
-    // Closing with a timeout while an async plugin still holds the message: refused as closed.
-    if (error instanceof ClosedError && this.#config.plugins === 'async') return undefined
-    return `expected delivered or a DeliveryError/TimeoutError, got ${name}`
-  }
-
-  #checkStats(s: AnalyticsStats): string[] {
-    const out: string[] = []
-    const said = (what: string, actual: number, expected: number): void => {
-      if (actual !== expected) out.push(`stats: ${what} is ${actual}, expected ${expected} (${JSON.stringify(pick(s))})`)
-    }
-    const done = this.#messages.filter((m) => m.outcomes > 0)
-    const delivered = done.filter((m) => m.error === undefined).length
-    said('queued', s.queued, 0)
-    said('inFlight', s.inFlight, 0)
-    said('inPlugins', s.inPlugins, 0)
-    said('accepted', s.accepted, s.sent + s.failed)
-    said('sent', s.sent, delivered)
-    said('failed + dropped + filtered', s.failed + s.dropped + s.filtered, done.length - delivered + this.#thrown)
-    said('sent + failed + dropped + filtered', s.sent + s.failed + s.dropped + s.filtered, this.#messages.length + this.#thrown)
-    said('filtered', s.filtered, done.filter((m) => m.error instanceof FilteredError).length)
-    if (this.#config.planMode !== undefined) {
-      said('violations', s.violations, this.#messages.filter((m) => m.fate === 'planViolation' && !m.afterClose).length)
-    }
-    return out
-  }
-}
-
-function pick(s: AnalyticsStats): Record<string, number> {
-  const { accepted, sent, failed, dropped, filtered, queued, inFlight, inPlugins, violations } = s
-  return { accepted, sent, failed, dropped, filtered, queued, inFlight, inPlugins, violations }
 }
