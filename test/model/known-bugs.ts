@@ -5,8 +5,11 @@ export interface KnownBug {
   readonly bug: string
   /** The configurations it shows in. */
   readonly configs: readonly string[]
-  /** The server modes that make it show; the default runs of those configurations leave them out. */
-  readonly modes: readonly ServerMode[]
+  /**
+   * The server modes that make it show: the default runs of those configurations leave them out.
+   * Without them (it shows whatever the server does), those configurations run only when strict.
+   */
+  readonly modes?: readonly ServerMode[]
 }
 
 const SPOOL_CONFIGS = ['spool', 'spool+plugins-async+plan-drop']
@@ -22,17 +25,22 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
     modes: ['fail429'],
   },
   {
-    bug: 'with a spool, closeAndFlush() during an outage resolves before the messages of a request in flight (a hanging probe) have their outcome',
+    // Soak: 9 of 390 runs in 3 minutes, with or without hanging answers (a slow probe does it too).
+    bug: 'with a spool, closeAndFlush() during an outage resolves (and later flushes resolve { waiting: 0 }) before the messages of a request in flight (the probe) have their outcome; they get their ServiceUnavailableError afterwards',
     configs: SPOOL_CONFIGS,
-    modes: ['downHang'],
   },
 ]
 
 /** Whether EVENTRAIL_MODEL_STRICT_ALL=1 asks for every configuration and mode, known bugs included. */
 export const STRICT_ALL = process.env.EVENTRAIL_MODEL_STRICT_ALL === '1'
 
+/** Whether `config` has a known bug whatever the server does: it runs only when strict. */
+export function strictOnly(config: string): boolean {
+  return KNOWN_BUGS.some((b) => b.modes === undefined && b.configs.includes(config))
+}
+
 /** The server modes a run of `config` leaves out: none when strict. */
 export function avoidedModes(config: string, strict: boolean): ReadonlySet<ServerMode> {
   if (strict) return new Set()
-  return new Set(KNOWN_BUGS.filter((b) => b.configs.includes(config)).flatMap((b) => b.modes))
+  return new Set(KNOWN_BUGS.filter((b) => b.configs.includes(config)).flatMap((b) => b.modes ?? []))
 }

@@ -1,5 +1,5 @@
 import { CONFIGS, type ModelConfig } from './configs'
-import { KNOWN_BUGS, STRICT_ALL } from './known-bugs'
+import { KNOWN_BUGS, STRICT_ALL, strictOnly } from './known-bugs'
 import { runSequence, type RunResult } from './runner'
 import { watchProcess } from './settling'
 
@@ -16,13 +16,14 @@ import { watchProcess } from './settling'
 //
 // Replay a failing run (the failure names its seed, configuration and length):
 //   EVENTRAIL_MODEL_SEED=<seed> EVENTRAIL_MODEL_CONFIG=<config> EVENTRAIL_MODEL_LENGTH=<n> npx jest test/model/model.test.ts
-// The server modes that show a known bug of today's code (known-bugs.ts) are left out of the
-// default runs of the configurations they affect; run those too, strictly:
+// A configuration with a known bug of today's code (known-bugs.ts) runs, strictly, only in the
+// second describe (the server modes that show a bug are left out of the default runs when the
+// bug needs them); run it with:
 //   EVENTRAIL_MODEL_STRICT_ALL=1 npx jest test/model
 // The soak: node scripts/soak-model.mjs [minutes].
 
 /** Seeds per configuration and operations per run in `npm test`. */
-const SEEDS = [1, 2, 3]
+const SEEDS = [1, 2, 3, 4, 5]
 const LENGTH = Number(process.env.EVENTRAIL_MODEL_LENGTH ?? 60)
 
 const chosenSeed = process.env.EVENTRAIL_MODEL_SEED
@@ -57,7 +58,7 @@ async function failuresOf(config: ModelConfig, strict: boolean): Promise<string[
 }
 
 describe('model-based test: every accepted message gets exactly one outcome', () => {
-  for (const config of configs) {
+  for (const config of configs.filter((c) => !strictOnly(c.name))) {
     it(`${config.name}: ${seeds.length} seeds × ${LENGTH} operations`, async () => {
       expect(await failuresOf(config, false)).toEqual([])
     }, 40_000)
@@ -67,8 +68,8 @@ describe('model-based test: every accepted message gets exactly one outcome', ()
 const affected = configs.filter((c) => KNOWN_BUGS.some((b) => b.configs.includes(c.name)))
 ;(STRICT_ALL ? describe : describe.skip)('model-based test with the server modes of known bugs (EVENTRAIL_MODEL_STRICT_ALL=1)', () => {
   for (const config of affected) {
-    const bugs = KNOWN_BUGS.filter((b) => b.configs.includes(config.name)).map((b) => b.modes.join('/'))
-    it(`${config.name}, every server mode (known bugs: ${bugs.join(', ')})`, async () => {
+    const bugs = KNOWN_BUGS.filter((b) => b.configs.includes(config.name)).map((b) => b.modes?.join('/') ?? 'any server mode')
+    it(`${config.name}: ${seeds.length} seeds × ${LENGTH} operations, every server mode (known bugs with: ${bugs.join('; ')})`, async () => {
       expect(await failuresOf(config, true)).toEqual([])
     }, 40_000)
   }
