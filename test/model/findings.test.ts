@@ -51,6 +51,20 @@ function spoolClient(url: string, options: Record<string, unknown> = {}): Analyt
     expect(outcomes.notExactlyOnce()).toEqual([])
   })
 
+  // Soak seed 1048919164 (plugins-async, length 60): a message in a slow plugin, then closeAndFlush({ timeout: 70 }).
+  it('closeAndFlush({ timeout }) gives a message still in an async plugin its outcome (a TimeoutError) before it resolves', async () => {
+    server = await startFaultServer()
+    const slow = { name: 'slow', process: () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 300)) }
+    client = new Analytics('model-key', { host: server.url, plugins: [slow], pluginTimeout: 1_000, errorHandler: () => undefined })
+    const outcomes = new Outcomes()
+    client.track(trackMessage('in-plugin'), outcomes.callback('in-plugin'))
+    await client.closeAndFlush({ timeout: 50 })
+    const atClose = outcomes.get('in-plugin')?.calls ?? 0
+    await sleep(500)
+    const later = `${outcomes.get('in-plugin')?.calls ?? 0} call(s), ${String(outcomes.get('in-plugin')?.error?.name)}`
+    expect({ atClose, later }).toEqual({ atClose: 1, later: '1 call(s), TimeoutError' })
+  })
+
   // Soak seeds 937655152, 726481999, 357934119, 808755849 (spool+plugins-async+plan-drop, length 80).
   it('with a spool, closeAndFlush() during an outage resolves only once every message has its outcome (a request in flight too)', async () => {
     server = await startFaultServer(() => ({ kind: 'hang' }))

@@ -1,4 +1,4 @@
-import { fatesOf, type Fate, type ModelConfig } from './configs'
+import { fatesOf, PLUGIN_TIMEOUT_MS, type Fate, type ModelConfig } from './configs'
 import type { Rng } from './rng'
 
 /** How the fault server answers while a mode lasts (see runner.ts, `answerFor`). */
@@ -16,6 +16,12 @@ export type ServerMode =
   | 'fail400'
   /** Every request gets 429 with `Retry-After: 0`. */
   | 'fail429'
+
+/**
+ * What a run can be told to leave out (known-bugs.ts): a server mode, or (`closeTimeoutBelowPlugin`)
+ * a closeAndFlush timeout shorter than the slowest async plugin.
+ */
+export type Avoidable = ServerMode | 'closeTimeoutBelowPlugin'
 
 /** One step of a sequence. */
 export type Op =
@@ -56,9 +62,9 @@ const OUTAGES: ReadonlySet<ServerMode> = new Set(['down503', 'downHang', 'downRe
  * server answers, then makes calls, flushes and waits; an outage phase waits long enough (up to
  * 1.5 s) for the outage breaker to open, so that calls are also made while it is open. The client
  * may be closed before the end (the ops after it test the refusal of a closed client); the runner
- * closes it at the end anyway. Modes in `avoid` are left out (see known-bugs.ts).
+ * closes it at the end anyway. What is in `avoid` is left out (see known-bugs.ts).
  */
-export function generateSequence(config: ModelConfig, rng: Rng, length: number, avoid: ReadonlySet<ServerMode> = new Set()): Sequence {
+export function generateSequence(config: ModelConfig, rng: Rng, length: number, avoid: ReadonlySet<Avoidable> = new Set()): Sequence {
   const errorHandler = rng.chance(0.5)
   const fates = fatesOf(config).map((fate) => [fate, fate === 'ok' ? 6 : 1] as const)
   const ops: Op[] = []
@@ -70,7 +76,12 @@ export function generateSequence(config: ModelConfig, rng: Rng, length: number, 
     const longWaitAt = OUTAGES.has(mode) && rng.chance(0.7) ? rng.int(0, phase - 1) : -1
     for (let i = 0; i < phase && ops.length < length; i++) {
       if (i === longWaitAt) ops.push({ kind: 'wait', ms: rng.int(300, 1_500) })
-      const op = randomOp(rng, fates, { errorHandler, closed, late: ops.length > length / 2 })
+      const op = randomOp(rng, fates, {
+        errorHandler,
+        closed,
+        late: ops.length > length / 2,
+        longClose: avoid.has('closeTimeoutBelowPlugin'),
+      })
       if (op.kind === 'close') closed = true
       ops.push(op)
     }
@@ -81,7 +92,7 @@ export function generateSequence(config: ModelConfig, rng: Rng, length: number, 
 function randomOp(
   rng: Rng,
   fates: readonly (readonly [Fate, number])[],
-  at: { errorHandler: boolean; closed: boolean; late: boolean },
+  at: { errorHandler: boolean; closed: boolean; late: boolean; longClose: boolean },
 ): Op {
   const kind = rng.pick<Op['kind']>([
     ['call', 12],
@@ -103,7 +114,10 @@ function randomOp(
   }
   if (kind === 'throwingCall') return { kind }
   if (kind === 'flush') return { kind, callback: rng.chance(0.4), awaited: rng.chance(0.5) }
-  if (kind === 'close') return { kind, timeoutMs: rng.chance(0.5) ? rng.int(0, 400) : undefined, awaited: rng.chance(0.7) }
+  if (kind === 'close') {
+    const timeoutMs = at.longClose ? rng.int(PLUGIN_TIMEOUT_MS * 2 + 100, 900) : rng.int(0, 400)
+    return { kind, timeoutMs: rng.chance(0.5) ? timeoutMs : undefined, awaited: rng.chance(0.7) }
+  }
   return {
     kind: 'wait',
     ms: rng.pick([

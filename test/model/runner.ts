@@ -6,7 +6,7 @@ import { sleep, startFaultServer, type FaultServer } from '../faults/fault-serve
 import { clientOptions, messageFor, type ModelConfig } from './configs'
 import { answerFor } from './fault-modes'
 import { generateSequence, type Op, type ServerMode } from './generator'
-import { avoidedModes, STRICT_ALL } from './known-bugs'
+import { avoided, STRICT_ALL } from './known-bugs'
 import { Oracle } from './oracle'
 import { createRng } from './rng'
 import { within } from './settling'
@@ -28,12 +28,12 @@ const SETTLE_LIMIT_MS = 10_000
 /**
  * Runs the sequence of `seed` against a new fault server and client of `config`, closes the
  * client, waits for every outcome (bounded), and returns what the oracle found. Unless `strict`,
- * the server modes that show a known bug of `config` are left out (known-bugs.ts).
+ * what shows a known bug of `config` is left out (known-bugs.ts).
  */
 export async function runSequence(config: ModelConfig, seed: number, length: number, strict = STRICT_ALL): Promise<RunResult> {
   // The configuration's name goes into the seed: each configuration gets sequences of its own.
   const rng = createRng(seed ^ hashOf(config.name))
-  const sequence = generateSequence(config, rng, length, avoidedModes(config.name, strict))
+  const sequence = generateSequence(config, rng, length, avoided(config.name, strict))
   const state = { mode: 'ok' as ServerMode }
   const answers = createRng(seed ^ 0x5bd1e995)
   const server = await startFaultServer(() => answerFor(state.mode, answers))
