@@ -142,3 +142,14 @@ export function probeDueMs(state: BreakerState, policy: BreakerPolicy, lastProbe
 export function retryWaitCapMs(state: BreakerState, policy: BreakerPolicy): number {
   return !state.isOpen && state.failures > 0 ? policy.runRetryWaitMs : Infinity
 }
+
+/**
+ * A request's whole retry budget (`maxRetryTime`) passed without the service taking it, while its
+ * answers (a 429 is one) kept the breaker closed. With a spool the request waits on disk for the
+ * service instead of failing; the breaker opens, so that awaited flushes settle with `{ waiting }`
+ * and the service gets probes, not a request sent again and again.
+ */
+export function afterGivingUp(state: BreakerState, policy: BreakerPolicy, nowMs: number, random: () => number): BreakerState {
+  if (state.isOpen) return state
+  return { ...CLOSED, isOpen: true, sinceMs: nowMs, nextProbeMs: nowMs + probeDelayMs(0, policy, random) }
+}

@@ -1,5 +1,6 @@
 import type { AttemptReport } from '../delivery/deliver'
 import {
+  afterGivingUp,
   afterProbeFailed,
   afterVerdict,
   CLOSED,
@@ -107,6 +108,18 @@ export class OutageBreaker {
         : afterVerdict(this.#state, this.#policy, report.verdict, report.startedMs, now, this.#random)
     if (!wasOpen && this.#state.isOpen) this.#open(now)
     else if (wasOpen && !this.#state.isOpen) this.#close(now)
+  }
+
+  /**
+   * A request's retries ran out on answers that kept the breaker closed (a 429, a 5xx), and with a
+   * spool it waits on disk instead of failing: the breaker opens (see {@link afterGivingUp}).
+   */
+  gaveUp(status: number | undefined, body: string | undefined, error: Error): void {
+    if (this.#state.isOpen) return
+    const now = this.#now()
+    this.#last = { status, body, error }
+    this.#state = afterGivingUp(this.#state, this.#policy, now, this.#random)
+    this.#open(now)
   }
 
   /**

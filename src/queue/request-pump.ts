@@ -27,6 +27,8 @@ export interface PumpOwner {
   complete(entries: readonly QueuedEntry[], path: string, bytes: number, error: Error | undefined, durationMs?: number): void
   /** Everything that waits fails with `error` (the breaker is open and its probe failed). */
   failWaiting(error: ServiceUnavailableError): void
+  /** With a spool, a probe failed and its messages wait on disk again: the flushes that wait settle. */
+  probeFailed(): void
   /** Messages are due and wait for a slot: `maxRetryTime` runs on them. */
   watchExpiry(): void
 }
@@ -177,6 +179,11 @@ export class RequestPump {
       // failed probe, last in line.
       this.#requests.requeue(request, isProbe)
       if (isProbe) this.#probeNewer = true
+      // A probe that failed: the service is still down, and the flushes that wait settle ({ waiting }).
+      if (isProbe) this.#owner.probeFailed()
+      // Its retries ran out while the service kept answering (429s, 5xx): it is unavailable to us.
+      if (error instanceof DeliveryError && !(error instanceof ServiceUnavailableError))
+        this.#send.outage?.gaveUp(error.status, error.body, error)
       this.pump()
       return
     }

@@ -86,6 +86,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       spool: () => this.#spool,
       complete: (entries, path, bytes, error, durationMs) => this.#complete(entries, path, bytes, error, durationMs),
       failWaiting: (error) => this.#failWaiting(error),
+      probeFailed: () => this.#releaseWaiters(),
       watchExpiry: () => this.#laneExpiry.watch(),
     }
   }

@@ -11,6 +11,8 @@ export interface MessageRecord {
   /** Outcomes seen: callback runs, or the deliver promise's resolution. */
   outcomes: number
   error: Error | undefined
+  /** With a spool, deliver.* settled `kept: true`: on disk, it may still be delivered (and counted as sent). */
+  kept?: boolean
 }
 
 type ErrorClass = abstract new (...args: never[]) => Error

@@ -13,30 +13,11 @@ export interface KnownBug {
   readonly avoid?: readonly Avoidable[]
 }
 
-const SPOOL_CONFIGS = ['spool', 'spool+plugins-async+plan-drop']
-
 /**
  * Found by the model's soak; reproduced in findings.test.ts. With EVENTRAIL_MODEL_STRICT_ALL=1
  * nothing is avoided. Remove an entry once its bug is fixed.
  */
-export const KNOWN_BUGS: readonly KnownBug[] = [
-  {
-    bug: 'with a spool, a service that answers 429 to everything: flush(), closeAndFlush() and deliver.* never settle',
-    configs: SPOOL_CONFIGS,
-    avoid: ['fail429'],
-  },
-  {
-    // Soak: 9 of 390 runs in 3 minutes, with or without hanging answers (a slow probe does it too).
-    bug: 'with a spool, closeAndFlush() during an outage resolves (and later flushes resolve { waiting: 0 }) before the messages of a request in flight (the probe) have their outcome; they get their ServiceUnavailableError afterwards',
-    configs: SPOOL_CONFIGS,
-  },
-  {
-    // Soak: seed 1048919164 (plugins-async), 1 of 381 runs in 3 minutes.
-    bug: 'closeAndFlush({ timeout }) resolves while a message is still in an async plugin: it gets no TimeoutError then, and its outcome (PluginError, ClosedError or delivered) comes after close resolved',
-    configs: ['plugins-async', 'spool+plugins-async+plan-drop'],
-    avoid: ['closeTimeoutBelowPlugin'],
-  },
-]
+export const KNOWN_BUGS: readonly KnownBug[] = []
 
 /** Whether EVENTRAIL_MODEL_STRICT_ALL=1 asks for every configuration and mode, known bugs included. */
 export const STRICT_ALL = process.env.EVENTRAIL_MODEL_STRICT_ALL === '1'

@@ -64,6 +64,7 @@ export class Oracle {
         record.outcomes += 1
         if (delivery.messageId !== id) this.violation(`${id}: deliver resolved with messageId ${String(delivery.messageId)}`)
         if (!delivery.delivered) record.error = delivery.error
+        if (!delivery.delivered && delivery.kept === true) record.kept = true
       },
       (err: unknown) => {
         record.outcomes += 1

@@ -171,7 +171,9 @@ export class SpoolFlow implements Durability {
     // there (also those read back as requests end, while this waits: they are newer in memory).
     let through = host.seq()
     let held = false
-    while (!host.gaveUp() && !(held = host.isDown())) {
+    // While the service is down a round still waits for one probe (an awaited flush has one within
+    // about a second): a service that is back takes the messages now instead of at the next flush.
+    while (!host.gaveUp()) {
       const read = this.#lastReadSeq
       this.pageIn()
       // Memory is full of later messages: wait for them to make room.
