@@ -223,10 +223,14 @@ async function importFile(
         ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
         progressInterval: display.intervalMs,
         onProgress: (p) => {
+          report.release(watermark.settled)
           display.show(p)
           if (!isMismatch) void saveCheckpoint(p.watermark)
         },
-        onIssue: (issue) => report.add(issue),
+        onIssue: (issue) => {
+          report.add(issue)
+          report.release(watermark.settled)
+        },
       },
     )
   } finally {
