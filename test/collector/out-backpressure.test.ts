@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
 import { createReadStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Analytics } from '../../src'
 import { createCollector, type Collector } from '../../src/collector'
+import { assertBuilt, startCli } from '../import/run-cli'
 
 // Issue 30: `eventrail dev --out` under load left records out of the file (293,669 of 300,000)
 // once the disk fell 8 MB behind. The collector now holds its answers while the file is behind:
@@ -28,22 +29,43 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-it('holds the answers while the --out file is behind: records in the file == records accepted', async () => {
+// Sends MESSAGES messages to the collector at `url`; resolves with what the sender counted as sent.
+type Sender = (url: string) => Promise<number>
+
+const byClient: Sender = async (url) => {
+  const analytics = new Analytics('k', { host: url, flushAt: 500, flushInterval: 0, maxQueueSize: 2 * CHUNK })
+  for (let sent = 0; sent < MESSAGES; sent += CHUNK) {
+    for (let i = 0; i < CHUNK; i++) analytics.track({ userId: `u${sent + i}`, event: 'Imported', properties: { n: sent + i } })
+    await analytics.flush()
+  }
+  await analytics.closeAndFlush()
+  expect(analytics.stats()).toMatchObject({ dropped: 0 })
+  return analytics.stats().sent
+}
+
+// `eventrail import` as a user runs it (the built bin, in a child process).
+const byImport: Sender = async (url) => {
+  assertBuilt()
+  const file = join(dir, 'lines.jsonl')
+  const lines = Array.from({ length: MESSAGES }, (_, i) => JSON.stringify({ type: 'track', userId: `u${i}`, event: 'Imported' }))
+  await writeFile(file, lines.join('\n') + '\n')
+  const run = await startCli(dir, ['import', file, '--write-key', 'k', '--host', url, '--json']).done
+  expect(run.code).toBe(0)
+  return MESSAGES
+}
+
+it.each([
+  ['the client', byClient],
+  ['eventrail import', byImport],
+])('holds the answers while the --out file is behind (%s): records in the file == records accepted', async (_, sender) => {
   const fifo = join(dir, 'events.jsonl')
   execFileSync('mkfifo', [fifo])
   // Both ends of a pipe open together: the reader's open waits for the collector's.
   const reader = createReadStream(fifo)
   const c = await createCollector({ out: fifo, writeKeys: ['k'] })
   collector = c
-  const analytics = new Analytics('k', { host: c.url, flushAt: 500, flushInterval: 0, maxQueueSize: 2 * CHUNK })
   let isSent = false
-  const sending = (async () => {
-    for (let sent = 0; sent < MESSAGES; sent += CHUNK) {
-      for (let i = 0; i < CHUNK; i++) analytics.track({ userId: `u${sent + i}`, event: 'Imported', properties: { n: sent + i } })
-      await analytics.flush()
-    }
-    isSent = true
-  })()
+  const sending = sender(c.url).finally(() => (isSent = true))
 
   // The reader starts once the collector stops taking records (it holds its answers) or once
   // everything was sent (a collector that never holds them).
@@ -62,13 +84,11 @@ it('holds the answers while the --out file is behind: records in the file == rec
     })
     reader.on('end', resolve).on('error', reject)
   })
-  await sending
-  await analytics.closeAndFlush()
+  const sent = await sending
   await c.close()
   await ended
 
-  const stats = c.stats()
-  expect(analytics.stats()).toMatchObject({ sent: MESSAGES, dropped: 0 })
-  expect(stats).toEqual({ messages: MESSAGES, accepted: MESSAGES, out: { written: MESSAGES, lost: 0 } })
+  expect(sent).toBe(MESSAGES)
+  expect(c.stats()).toEqual({ messages: MESSAGES, accepted: MESSAGES, out: { written: MESSAGES, lost: 0 } })
   expect(lines).toBe(MESSAGES)
 }, 60_000)
