@@ -64,3 +64,11 @@ it('the settled position goes on past a failed line; the checkpoint position sto
   w.pass(5)
   expect([w.value, w.settled, w.isBlocked]).toEqual([1, 5, true])
 })
+
+it('says "1 line", not "1 lines", in the summary', async () => {
+  const file = join(dir, 'one.jsonl')
+  await writeFile(file, track(1) + '\n')
+  const run = await startCli(dir, ['import', file, '--write-key', 'k', '--host', collector.url]).done
+  expect(run.code).toBe(0)
+  expect(run.stdout).toMatch(/read +1 line\n/)
+})
