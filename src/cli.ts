@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CLI_USAGE, parseCliArgs } from './collector/cli-args'
-import { runDev } from './collector/dev'
+import { runDev, stopLine } from './collector/dev'
 import { readPlanFile } from './collector/plan-file'
 import { VERSION } from './core/version'
 
@@ -73,8 +73,13 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)
   })
-  await collector.close()
-  return 0
+  // Closed first, so that the count of records is of what the --out file holds.
+  let closeError: string | undefined
+  await collector.close().catch((err: unknown) => (closeError = err instanceof Error ? err.message : String(err)))
+  process.stdout.write(`${process.stdout.isTTY === true ? '\n' : ''}${stopLine(collector.stats(), options.out)}`)
+  if (closeError === undefined) return 0
+  process.stderr.write(`eventrail: the --out file ${options.out ?? ''} could not be written completely (${closeError})\n`)
+  return 1
 }
 
 main(process.argv.slice(2)).then(

@@ -1,9 +1,9 @@
 import { isLoopback } from './cli-args'
 import { summarizeRecord } from './format'
 import type { PlanViolation } from './plan-schema'
-import { safeText } from './terminal-text'
+import { counted, safeText } from './terminal-text'
 import { createCollector } from './server'
-import type { Collector, CollectorOptions, MessageRecord, RequestRecord } from './types'
+import type { Collector, CollectorOptions, CollectorStats, MessageRecord, RequestRecord } from './types'
 
 /** Where `eventrail dev` writes, and whether it may use ANSI colours. */
 export interface DevOutput {
@@ -31,7 +31,7 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
     `eventrail collector listening on ${collector.url}`,
     `  debugger:      ${collector.url}/`,
     `  write keys:    ${keys}`,
-    `  destinations:  ${options.destinations?.length ? options.destinations.map(safeText).join(', ') : 'none configured'}`,
+    `  destinations:  ${options.destinations?.length ? options.destinations.map(safeText).join(', ') : NO_DESTINATIONS}`,
     ...(options.out ? [`  writing to:    ${safeText(options.out)}`] : []),
     ...(options.plan
       ? [
@@ -53,6 +53,23 @@ export async function runDev(options: CollectorOptions, quiet: boolean, output: 
   // Reported at once, even with --quiet: a full disk must not pass for "accepted" lines.
   collector.on('error', (err) => (output.error ?? output.write).call(output, `eventrail: ${safeText(err.message)}\n`))
   return collector
+}
+
+// Without --destinations every accepted message shows "→ none": said once, with how to set them.
+const NO_DESTINATIONS = 'none configured, so every message shows "→ none": name them with --destinations "Amplitude,Mixpanel"'
+
+/**
+ * The line `eventrail dev` prints when it stops (Ctrl+C, SIGTERM): messages received, accepted and
+ * dropped, and the records written to the `--out` file (and any left out of it).
+ */
+export function stopLine(stats: CollectorStats, out: string | undefined): string {
+  const dropped = stats.messages - stats.accepted
+  const file =
+    out === undefined || stats.out === undefined
+      ? ''
+      : `; ${counted(stats.out.written, 'record')} written to ${safeText(out)}` +
+        (stats.out.lost > 0 ? ` (${counted(stats.out.lost, 'record')} left out: the file could not be written)` : '')
+  return `eventrail dev stopped: ${counted(stats.messages, 'message')} received, ${stats.accepted.toLocaleString('en-US')} accepted, ${dropped.toLocaleString('en-US')} dropped${file}\n`
 }
 
 /** One line for a message record: time, type, identity, detail, verdict and destinations. */

@@ -26,7 +26,8 @@ export const ENDPOINTS: ReadonlyMap<string, MessageKind | 'batch'> = new Map([
  * Answers one `POST /v1/*` request as the wire spec says: 400 when the body is over its limit
  * (32 KB for one message, 500 KB for a batch, 32 KB per batch item) or is not valid JSON, 200
  * otherwise. Every message gets a record with its verdict before the answer goes out, so a
- * caller that awaited its request finds its messages in `collector.messages`.
+ * caller that awaited its request finds its messages in `collector.messages`. While the `out`
+ * file is behind, the request is held (back-pressure) until the file has room.
  */
 export async function ingest(
   req: IncomingMessage,
@@ -68,6 +69,11 @@ export async function ingest(
     ip: clientIp(req),
     rules: options,
   })
+  // The `out` file behind (a disk slower than the traffic): the request waits, unrecorded, until
+  // the file has room, so the sender slows down and no record it was told was taken is left out.
+  // A sender that gave up meanwhile (its timeout, the collector closing) had nothing recorded.
+  await store.room()
+  if (res.destroyed || req.socket.destroyed) return
   const plan = options.plan
   for (const judgement of judgements) {
     // The plan's verdict goes beside the service's: only on what the service would accept.

@@ -1,7 +1,8 @@
 import { createWriteStream, type WriteStream } from 'node:fs'
 
-// Past this many bytes waiting for the disk, lines are not queued (and counted as lost, and
-// reported): a disk slower than the traffic must not grow the collector without bound.
+// Past this many bytes waiting for the disk, the writer is behind: the collector holds its next
+// answers until the disk catches up (see `room()`), so a disk slower than the traffic slows the
+// senders down instead of growing the collector without bound or leaving records out.
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024
 
 /** Appends records to a JSON-lines file: one JSON object a line, in the order written. */
@@ -10,6 +11,9 @@ export class JsonLinesWriter {
   readonly #onFailure: (err: Error) => void
   #error: Error | undefined
   #lost = 0
+  #written = 0
+  #room: Promise<void> | undefined
+  #closed = false
 
   private constructor(stream: WriteStream, onFailure: (err: Error) => void) {
     this.#stream = stream
@@ -23,9 +27,33 @@ export class JsonLinesWriter {
     })
   }
 
-  /** Lines that could not be written: after a write failure, or while the disk fell behind. */
+  /** Lines that could not be written: after a write failure. */
   get lost(): number {
     return this.#lost
+  }
+
+  /** Lines queued for writing (written once `close()` resolves). */
+  get written(): number {
+    return this.#written
+  }
+
+  /**
+   * Resolves once the lines waiting for the disk are under the bound (8 MB): at once when they
+   * are, or when the file failed (nothing more waits for it). Callers hold their answer until it
+   * resolves, so a slow disk slows the senders down and no accepted record is left out.
+   */
+  room(): Promise<void> {
+    const stream = this.#stream
+    if (this.#error !== undefined || stream.writableLength <= MAX_BUFFERED_BYTES || stream.destroyed) return Promise.resolve()
+    // One promise for every waiting request, settled on the stream's next 'drain' (or its end).
+    return (this.#room ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        stream.off('drain', done).off('error', done).off('close', done)
+        this.#room = undefined
+        resolve()
+      }
+      stream.on('drain', done).on('error', done).on('close', done)
+    }))
   }
 
   #report(err: Error): void {
@@ -53,15 +81,11 @@ export class JsonLinesWriter {
 
   /** Queues one record for writing. */
   write(record: unknown): void {
-    if (this.#error !== undefined) {
+    if (this.#error !== undefined || this.#closed) {
       this.#lost += 1
       return
     }
-    if (this.#stream.writableLength > MAX_BUFFERED_BYTES) {
-      if (this.#lost++ === 0)
-        this.#report(new Error('the --out file falls behind: the disk is slower than the traffic, and records are being left out of it'))
-      return
-    }
+    this.#written += 1
     this.#stream.write(JSON.stringify(record) + '\n')
   }
 
@@ -70,6 +94,7 @@ export class JsonLinesWriter {
    * @throws Error when a write failed.
    */
   close(): Promise<void> {
+    this.#closed = true
     return new Promise((resolve, reject) => {
       this.#stream.end(() => (this.#error === undefined ? resolve() : reject(this.#error)))
     })

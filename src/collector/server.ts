@@ -73,6 +73,7 @@ export async function createCollector(options?: CollectorOptions): Promise<Colle
       return collector
     },
     clear: () => store.clear(),
+    stats: () => ({ ...store.counts, ...(store.out === undefined ? {} : { out: store.out }) }),
     waitForMessages: (count, waitOptions) => waiter.wait(count, waitOptions),
     close: () => {
       waiter.cancelAll()

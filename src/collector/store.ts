@@ -27,6 +27,7 @@ export class RecordStore {
   readonly #messageBytes: number[] = []
   #totalMessageBytes = 0
   #lastMessageId = 0
+  #accepted = 0
   #lastRequestId = 0
 
   constructor(maxMessages: number, maxRequests: number, writer: JsonLinesWriter | undefined, maxMessageBytes = Infinity) {
@@ -34,6 +35,21 @@ export class RecordStore {
     this.#maxRequests = maxRequests
     this.#writer = writer
     this.#maxMessageBytes = maxMessageBytes
+  }
+
+  /** Messages judged since the collector started (cleared records included), and how many were accepted. */
+  get counts(): { readonly messages: number; readonly accepted: number } {
+    return { messages: this.#lastMessageId, accepted: this.#accepted }
+  }
+
+  /** The `out` file's records: queued for writing, and left out (after a write failure). */
+  get out(): { readonly written: number; readonly lost: number } | undefined {
+    return this.#writer && { written: this.#writer.written, lost: this.#writer.lost }
+  }
+
+  /** Resolves once the `out` file has room for more records (at once without a file). */
+  room(): Promise<void> {
+    return this.#writer?.room() ?? Promise.resolve()
   }
 
   /** A number for the next request, so that its messages can point to it before it is answered. */
@@ -44,6 +60,7 @@ export class RecordStore {
   /** Keeps a message record, writes it to the file and announces it. */
   addMessage(fields: NewMessageRecord): MessageRecord {
     const record: MessageRecord = Object.freeze({ id: ++this.#lastMessageId, ...fields })
+    if (record.verdict === 'accepted') this.#accepted += 1
     const bytes = (JSON.stringify(record.message) ?? '').length
     this.messages.push(record)
     this.#messageBytes.push(bytes)

@@ -11,3 +11,8 @@ export function safeText(text: string): string {
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
   })
 }
+
+/** A count with its noun, in agreement: `1 message`, `2 messages`, `12,000 records`. */
+export function counted(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : `${noun}s`}`
+}

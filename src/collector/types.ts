@@ -149,7 +149,7 @@ export interface CollectorEvents {
   message: MessageRecord
   /** A request to a `/v1/*` path, or a POST to a path that is not the debugger's, was answered. */
   request: RequestRecord
-  /** The `out` file could not be written (a full disk, a disk slower than the traffic): records are missing from it. */
+  /** The `out` file could not be written (a full disk): records from then on are missing from it. */
   error: Error
 }
 
@@ -182,4 +182,16 @@ export interface Collector {
   clear(): void
   /** Stops the server, closes every connection (keep-alive and debugger streams) and the `out` file. */
   close(): Promise<void>
+  /** Counts since the collector started, records it no longer holds included. */
+  stats(): CollectorStats
+}
+
+/** What `collector.stats()` returns. */
+export interface CollectorStats {
+  /** Messages received and judged. */
+  readonly messages: number
+  /** Of those, accepted (the rest were dropped). */
+  readonly accepted: number
+  /** Records written to the `out` file, and records left out of it after a write failure (a full disk); absent without `out`. */
+  readonly out?: { readonly written: number; readonly lost: number }
 }

@@ -1,6 +1,7 @@
 import { EventrailError } from '../core/errors'
 import { ownField } from '../core/own-options'
 import type { RecordStore } from './store'
+import { counted } from './terminal-text'
 import type { MessageRecord } from './types'
 
 /** Options of `collector.waitForMessages`. */
@@ -60,7 +61,7 @@ export class MessageWaiter {
   }
 
   #shortfall(count: number, when: string): EventrailError {
-    const wanted = count === 0 ? 'the awaited messages' : `${count} messages`
+    const wanted = count === 0 ? 'the awaited messages' : counted(count, 'message')
     return new EventrailError(`waitForMessages: ${wanted} did not arrive ${when} (${this.#store.messages.length} held)`)
   }
 }

@@ -2,6 +2,11 @@ import { DeliveryError, PoisonMessageError, TimeoutError } from '../core/errors'
 
 // The errors a request ends with when the attempt loop gives up on it (delivery/deliver.ts).
 
+/** `1 attempt`, `3 attempts`. */
+export function attemptsText(attempts: number): string {
+  return attempts === 1 ? '1 attempt' : `${attempts} attempts`
+}
+
 /** A status and, when the service said why, the beginning of what it said. */
 export function answered(status: number, body: string | undefined): string {
   return body === undefined ? String(status) : `${status} (${body})`
@@ -23,9 +28,9 @@ export function gaveUp(url: string, last: LastAttempt, isPoison: boolean): Deliv
   const { status, error, attempts } = last
   const reason = status === undefined ? (error?.message ?? 'network error') : `the service answered ${answered(status, last.said)}`
   const details = { cause: error, url, body: last.said }
-  if (!isPoison) return new DeliveryError(`${url}: ${reason} (gave up after ${attempts} attempts)`, status, attempts, details)
+  if (!isPoison) return new DeliveryError(`${url}: ${reason} (gave up after ${attemptsText(attempts)})`, status, attempts, details)
   return new PoisonMessageError(
-    `${url}: ${reason} to this message in a request of its own, again and again, while it accepted other requests: the message itself is what fails (gave up after ${attempts} attempts)`,
+    `${url}: ${reason} to this message in a request of its own, again and again, while it accepted other requests: the message itself is what fails (gave up after ${attemptsText(attempts)})`,
     status,
     attempts,
     details,
@@ -35,7 +40,7 @@ export function gaveUp(url: string, last: LastAttempt, isPoison: boolean): Deliv
 /** The error of a request to `url` with no time left for a retry within `limitMs` (maxRetryTime). */
 export function outOfTime(url: string, limitMs: number, attempts: number): DeliveryError {
   return new DeliveryError(
-    `${url}: no time left for a retry within maxRetryTime (${limitMs} ms from the oldest message's call; gave up after ${attempts} attempts)`,
+    `${url}: no time left for a retry within maxRetryTime (${limitMs} ms from the oldest message's call; gave up after ${attemptsText(attempts)})`,
     undefined,
     attempts,
     { reason: 'expired', url },

@@ -12,7 +12,7 @@ import { openInput, type ImportInput } from './input'
 import { readLines } from './line-reader'
 import { IMPORT_RSS_BUDGET_BYTES, keepMemoryNear } from './memory-budget'
 import { findOutputClash, type OutputFile } from './outputs'
-import { inputPosition, type SummaryNotes } from './render'
+import { counted, inputPosition, type SummaryNotes } from './render'
 import { IssueReport } from './report'
 import type { RecordFilter } from './to-message'
 import type { ImportSummary } from './types'
@@ -223,10 +223,14 @@ async function importFile(
         ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
         progressInterval: display.intervalMs,
         onProgress: (p) => {
+          report.release(watermark.settled)
           display.show(p)
           if (!isMismatch) void saveCheckpoint(p.watermark)
         },
-        onIssue: (issue) => report.add(issue),
+        onIssue: (issue) => {
+          report.add(issue)
+          report.release(watermark.settled)
+        },
       },
     )
   } finally {
@@ -281,7 +285,7 @@ async function importFile(
         )
   if (grown !== undefined && grown > 0 && readError === undefined && !summary.aborted) {
     display.notice(
-      `${o.file} grew by ${count(grown)} bytes during the import: only the ${count(input.size!)} bytes it had at the start were read.`,
+      `${o.file} grew by ${counted(grown, 'byte')} during the import: only the ${counted(input.size!, 'byte')} it had at the start were read.`,
     )
   }
   // Whatever is still in flight after an interrupt is abandoned: --resume sends it again.

@@ -47,6 +47,11 @@ export function inputPosition(bytes: InputBytes, elapsedMs: number): InputPositi
 }
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US')
+
+/** A count with its noun, in agreement: `1 line`, `2 lines`, `12,000 bytes`. */
+export function counted(n: number, noun: string): string {
+  return `${count(n)} ${n === 1 ? noun : `${noun}s`}`
+}
 const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`
 
 /** `m:ss` (or `h:mm:ss`) of a number of seconds. */
@@ -99,7 +104,7 @@ export interface SummaryNotes {
 export function summaryTable(s: ImportSummary, notes: SummaryNotes = {}): string {
   const see = notes.report && notes.reportError === undefined ? `  (see ${notes.report})` : ''
   const rows: [string, string][] = [
-    ['read', `${count(s.read)} lines`],
+    ['read', counted(s.read, 'line')],
     [notes.dryRun ? 'would send' : 'sent', count(s.sent)],
     ['refused', count(s.refused) + (s.refused > 0 ? see : '')],
     ['failed', count(s.failed) + (s.failed > 0 ? see : '')],

@@ -9,7 +9,8 @@ const COMPACT_AT = 4096
  * opened in increasing order and closed in any order (a refusal comes before a delivery); the
  * watermark moves over a run of closed items and stops for good at a blocking one (a message that
  * failed to be delivered, or a refused one under `strict`), so that a resumed import sends it again.
- * Memory: one slot per open item, and nothing once blocked.
+ * {@link Watermark.settled} goes on past a blocking item: what the terminal's issue lines wait for.
+ * Memory: one slot per item from the first without an outcome on.
  */
 export class Watermark {
   #value: number
@@ -17,10 +18,17 @@ export class Watermark {
   #states: number[] = []
   #head = 0
   #blocked = false
+  #settled: number
 
   /** @param start - the position before the first item (0, or the checkpoint of a resumed import). */
   constructor(start: number) {
     this.#value = start
+    this.#settled = start
+  }
+
+  /** The last position up to which every item has its outcome, blocking ones included. */
+  get settled(): number {
+    return this.#settled
   }
 
   /** The last position up to which every item has its outcome. */
@@ -35,16 +43,15 @@ export class Watermark {
 
   /** An item that is waiting for its outcome. */
   open(position: number): void {
-    if (this.#blocked) return
     this.#positions.push(position)
     this.#states.push(PENDING)
   }
 
   /** An item whose outcome is known at once (a blank line, a line that is not JSON). */
   pass(position: number, isBlocking = false): void {
-    if (this.#blocked) return
-    if (this.#head === this.#positions.length && !isBlocking) {
-      this.#value = position
+    if (this.#head === this.#positions.length && (!isBlocking || this.#blocked)) {
+      if (!this.#blocked) this.#value = position
+      this.#settled = position
       return
     }
     this.open(position)
@@ -53,7 +60,6 @@ export class Watermark {
 
   /** An open item has its outcome; a blocking one stops the watermark before it. */
   close(position: number, isBlocking = false): void {
-    if (this.#blocked) return
     const index = this.#find(position)
     if (index < 0) return
     this.#states[index] = isBlocking ? BLOCKED : DONE
@@ -64,14 +70,9 @@ export class Watermark {
     while (this.#head < this.#positions.length) {
       const state = this.#states[this.#head]
       if (state === PENDING) break
-      if (state === BLOCKED) {
-        this.#blocked = true
-        this.#positions = []
-        this.#states = []
-        this.#head = 0
-        return
-      }
-      this.#value = this.#positions[this.#head]
+      if (state === BLOCKED) this.#blocked = true
+      if (!this.#blocked) this.#value = this.#positions[this.#head]
+      this.#settled = this.#positions[this.#head]
       this.#head += 1
     }
     if (this.#head === this.#positions.length) {

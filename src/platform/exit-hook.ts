@@ -32,8 +32,8 @@ function onBeforeExit(): void {
  */
 export function lostAtExitText(count: number): string | undefined {
   if (count === 0) return undefined
-  const messages = count === 1 ? '1 message' : `${count} messages`
-  return `eventrail: the process is exiting with ${messages} not yet delivered, which are lost; call \`await analytics.closeAndFlush()\` before process.exit() to send them\n`
+  const [messages, are] = count === 1 ? ['1 message', 'is'] : [`${count} messages`, 'are']
+  return `eventrail: the process is exiting with ${messages} not yet delivered, which ${are} lost; call \`await analytics.closeAndFlush()\` before process.exit() to send them\n`
 }
 
 // `exit` runs once, synchronously, as the process ends: the only thing left to do is to say what

@@ -65,3 +65,9 @@ it('retries running out name the last status and body', async () => {
   const error = await errorOf({ maxRetries: 1, retryDelay: 1 })
   expect(error.message).toBe(`${url}/v1/batch: the service answered 500 ("internal error") (gave up after 2 attempts)`)
 })
+
+it('one attempt is "1 attempt", not "1 attempts" (issue 30)', async () => {
+  await serve(500, 'internal error')
+  const error = await errorOf({ maxRetries: 0, retryDelay: 1 })
+  expect(error.message).toBe(`${url}/v1/batch: the service answered 500 ("internal error") (gave up after 1 attempt)`)
+})

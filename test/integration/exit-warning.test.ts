@@ -53,6 +53,14 @@ describe('the process exits with messages not yet delivered', () => {
     expect(lostAtExitText(1)).toContain('with 1 message not yet delivered')
   })
 
+  it('says one message "is" lost, not "are" (issue 30)', async () => {
+    const result = await run('track(1); process.exit(0)')
+    expect(result.stderr).toBe(
+      'eventrail: the process is exiting with 1 message not yet delivered, which is lost; call `await analytics.closeAndFlush()` before process.exit() to send them\n',
+    )
+    expect(lostAtExitText(2)).toContain('2 messages not yet delivered, which are lost')
+  })
+
   it('says nothing after closeAndFlush(): every message arrived', async () => {
     const result = await run('track(25); await analytics.closeAndFlush(); process.exit(0)')
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' })
