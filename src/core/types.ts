@@ -68,6 +68,21 @@ export type EventFields<E extends EventCatalog> = string extends keyof E
 /** The fields of `track`. With a catalog, `event` must be one of its names and `properties` must match. */
 export type TrackMessage<E extends EventCatalog = AnyEvents> = Identity & CommonFields & EventFields<E>
 
+declare const untypedEvent: unique symbol
+/** What only a value typed `any` is assignable to: an event name the program does not know. */
+interface UntypedEventName {
+  readonly [untypedEvent]: true
+}
+
+/**
+ * What `track` takes: a {@link TrackMessage}. With a catalog, also a message whose `event` is typed
+ * `any` (a name from outside the program, e.g. parsed JSON), with free-form properties: the
+ * compiler cannot check it, a plan still does at run time. The identity rule holds for both.
+ */
+export type TrackInput<E extends EventCatalog = AnyEvents> = string extends keyof E
+  ? TrackMessage<E>
+  : (Identity & CommonFields & { event: UntypedEventName; properties?: Properties }) | TrackMessage<E>
+
 /** Properties the service recognizes on a page. */
 export interface PageProperties extends Properties {
   /** The page's full URL. */
