@@ -141,7 +141,12 @@ export type FetchLike = (
   init: {
     method: string
     headers: Record<string, string>
-    body: string | Uint8Array
+    /**
+     * JSON text, or (with `compress`) gzip bytes over an `ArrayBuffer` (never a `SharedArrayBuffer`):
+     * what the DOM's and undici's `BodyInit` take, so that the global `fetch` fits, with or
+     * without Node's types.
+     */
+    body: string | Uint8Array<ArrayBuffer>
     signal: AbortSignal
     /** Always `'manual'`: the client never follows a redirect, and a 3xx fails (see `DeliveryError`). */
     redirect?: 'manual'

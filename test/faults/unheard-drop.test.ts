@@ -43,7 +43,9 @@ describe('a refused message nobody hears of', () => {
     analytics.track(trackMessage('late-2'))
     analytics.identify({ userId: 'u' })
     expect(dropped()).toHaveLength(1)
-    expect(dropped()[0].text).toMatch(/^eventrail: a message was dropped and nothing heard of it: the client is closed \(closeAndFlush was called\)/)
+    expect(dropped()[0].text).toMatch(
+      /^eventrail: a message was dropped and nothing heard of it: the client is closed \(closeAndFlush was called\)/,
+    )
     expect(dropped()[0].text).toMatch(/stats\(\)\.refusedBy\.closed/)
     expect(analytics.stats()).toMatchObject({ dropped: 3, refusedBy: { closed: 3 } })
     // Another client warns once too.
