@@ -46,6 +46,7 @@ export type {
   AnyEvents,
   EventFields,
   TrackMessage,
+  TrackInput,
   PageProperties,
   PageMessage,
   ScreenMessage,

@@ -26,7 +26,7 @@ import type {
   PageMessage,
   ScreenMessage,
   Traits,
-  TrackMessage,
+  TrackInput,
 } from '../core/types'
 
 /**
@@ -85,7 +85,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    * analytics.track({ userId: 'u1', event: 'Item Purchased', properties: { price: 9.5 } })
    * ```
    */
-  track(message: TrackMessage<Events>, callback?: Callback): this {
+  track(message: TrackInput<Events>, callback?: Callback): this {
     return this.#enqueue('track', message, callback)
   }
 

@@ -15,7 +15,7 @@ import type {
   PageMessage,
   ScreenMessage,
   Traits,
-  TrackMessage,
+  TrackInput,
 } from '../core/types'
 
 /**
@@ -54,7 +54,7 @@ export interface DeliverMethods<
   /** Queues an identify message and resolves with its outcome. */
   identify(message: IdentifyMessage<UserTraits>): Promise<Delivery>
   /** Queues a track message and resolves with its outcome. */
-  track(message: TrackMessage<Events>): Promise<Delivery>
+  track(message: TrackInput<Events>): Promise<Delivery>
   /** Queues a page message and resolves with its outcome. */
   page(message: PageMessage): Promise<Delivery>
   /** Queues a screen message and resolves with its outcome. */

@@ -1,6 +1,7 @@
 import type { RetryInfo } from '../delivery/deliver'
 import { ServiceUnavailableError } from '../core/errors'
 import { describeThrown } from '../core/describe'
+import { createWarnOnce } from '../plan/warn-once'
 import type { AnalyticsStats, Observers } from './observe'
 import { settleLater } from '../queue/settle'
 import { failureReason, refusalReason, retryReason } from './outcome-reasons'
@@ -37,6 +38,8 @@ export class ClientLedger {
   readonly #refusedBy: Record<string, number> = {}
   readonly #failedBy: Record<string, number> = {}
   readonly #retriedBy: Record<string, number> = {}
+  // A refused message nobody hears of (see `refuse`): one process warning per reason, per client.
+  readonly #warnUnheard = createWarnOnce('EVENTRAIL_DROPPED')
 
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
@@ -100,15 +103,26 @@ export class ClientLedger {
     else this.refuse(error, callback, false)
   }
 
-  /** A message that was never queued: its callback, else errorHandler, else (bad input only) a throw. */
+  /**
+   * A message that was never queued: its callback, else errorHandler, else (bad input only) a
+   * throw. When none of these nor a `drop` or `error` listener hears of it (`track()` after
+   * `closeAndFlush()`, a full queue), a process warning says so, once per reason per client.
+   */
   refuse(error: Error, callback: Callback | undefined, throwIfUnhandled: boolean): void {
+    const reason = refusalReason(error)
     this.#dropped += 1
-    bump(this.#refusedBy, refusalReason(error), 1)
+    bump(this.#refusedBy, reason, 1)
     this.#observers.emit('drop', { error, count: 1 })
     this.#observers.emit('error', error)
     if (callback !== undefined) settleLater(callback, error, (err) => this.report(toError(err)))
     else if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
     else if (throwIfUnhandled) throw error
+    else if (!this.#observers.has('drop') && !this.#observers.has('error')) {
+      this.#warnUnheard(
+        reason,
+        `eventrail: a message was dropped and nothing heard of it: ${error.message}. Give the call a callback, set errorHandler or listen to 'drop' to handle it; stats().refusedBy.${reason} counts them. This warning is shown once per client and reason.`,
+      )
+    }
   }
 
   /**

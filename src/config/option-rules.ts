@@ -6,6 +6,8 @@ type Defaulted = keyof typeof DEFAULTS
 
 // The host's trailing slashes go: paths (`/v1/batch`) are appended to it.
 const TRAILING_SLASHES = /\/+$/
+// One or more trailing `/v1` segments, each maybe with an endpoint: what the client appends itself.
+const TRAILING_ENDPOINTS = /(?:\/+v1(?:\/+(?:batch|import|identify|track|page|screen|group|alias))?)+$/i
 
 export function hostOption(value: unknown): string {
   if (value === undefined) return DEFAULTS.host
@@ -29,9 +31,12 @@ export function hostOption(value: unknown): string {
   }
   const host = value.trim().replace(TRAILING_SLASHES, '')
   // Copied from the service's docs, "https://api.segment.io/v1" would request /v1/v1/batch (404).
-  const endpoint = /\/v1(?:\/(?:batch|import|identify|track|page|screen|group|alias))?$/i.exec(host)
+  // Every trailing /v1 (and endpoint) segment goes from the suggestion ("…/v1/v1" → "…"), and
+  // only the path is looked at (the host name "https://v1" is fine): the suggestion is accepted.
+  const pathStart = host.indexOf('/', host.indexOf('//') + 2)
+  const endpoint = pathStart < 0 ? null : TRAILING_ENDPOINTS.exec(host.slice(pathStart))
   if (endpoint !== null) {
-    const bare = host.slice(0, endpoint.index)
+    const bare = host.slice(0, pathStart + endpoint.index)
     throw new ValidationError(
       'host',
       `must not end in "${endpoint[0]}": the client adds /v1/batch and /v1/alias itself; write "${bare}"`,

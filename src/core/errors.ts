@@ -173,7 +173,9 @@ export class DeliveryError extends EventrailError {
  * network error, when there was one, is in `cause`. While the breaker is open, one request at a
  * time probes the service (every 1 s, growing to 30 s; about every second while a `flush()` is
  * awaited); messages queued meanwhile ride the next probe, and are delivered once it gets through.
- * Its `reason` is `outage`.
+ * Its `reason` is `outage`. With a spool nothing fails: the error (once per outage, and to a
+ * `deliver.*` with `kept: true`) says that the message is kept in the spool on disk and will be
+ * delivered once the service is back.
  */
 export class ServiceUnavailableError extends DeliveryError {
   override name = 'ServiceUnavailableError'

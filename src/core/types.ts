@@ -68,6 +68,21 @@ export type EventFields<E extends EventCatalog> = string extends keyof E
 /** The fields of `track`. With a catalog, `event` must be one of its names and `properties` must match. */
 export type TrackMessage<E extends EventCatalog = AnyEvents> = Identity & CommonFields & EventFields<E>
 
+declare const untypedEvent: unique symbol
+/** What only a value typed `any` is assignable to: an event name the program does not know. */
+interface UntypedEventName {
+  readonly [untypedEvent]: true
+}
+
+/**
+ * What `track` takes: a {@link TrackMessage}. With a catalog, also a message whose `event` is typed
+ * `any` (a name from outside the program, e.g. parsed JSON), with free-form properties: the
+ * compiler cannot check it, a plan still does at run time. The identity rule holds for both.
+ */
+export type TrackInput<E extends EventCatalog = AnyEvents> = string extends keyof E
+  ? TrackMessage<E>
+  : (Identity & CommonFields & { event: UntypedEventName; properties?: Properties }) | TrackMessage<E>
+
 /** Properties the service recognizes on a page. */
 export interface PageProperties extends Properties {
   /** The page's full URL. */
@@ -126,7 +141,12 @@ export type FetchLike = (
   init: {
     method: string
     headers: Record<string, string>
-    body: string | Uint8Array
+    /**
+     * JSON text, or (with `compress`) gzip bytes over an `ArrayBuffer` (never a `SharedArrayBuffer`):
+     * what the DOM's and undici's `BodyInit` take, so that the global `fetch` fits, with or
+     * without Node's types.
+     */
+    body: string | Uint8Array<ArrayBuffer>
     signal: AbortSignal
     /** Always `'manual'`: the client never follows a redirect, and a 3xx fails (see `DeliveryError`). */
     redirect?: 'manual'

@@ -11,7 +11,7 @@ type WebStream = CompressionStream | DecompressionStream
  * `text` in UTF-8 (or those bytes themselves), gzipped: with `node:zlib` where the host has it,
  * else with `CompressionStream`.
  */
-export async function gzipText(text: string | Uint8Array): Promise<Uint8Array> {
+export async function gzipText(text: string | Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   const zlib = await loadNodeBuiltin<typeof Zlib>('node:zlib')
   if (zlib) {
     return new Promise((resolve, reject) => zlib.gzip(text, (err, result) => (err ? reject(err) : resolve(result))))
@@ -29,7 +29,7 @@ export function gunzipBytes(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>
   return pipeThrough(new DecompressionStream('gzip'), bytes)
 }
 
-async function pipeThrough(stream: WebStream, bytes: Uint8Array): Promise<Uint8Array> {
+async function pipeThrough(stream: WebStream, bytes: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   const writer = stream.writable.getWriter()
   // A failure surfaces where the readable side is read; these two promises must not reject unheard.
   writer

@@ -17,8 +17,8 @@ export interface TransportResponse {
   readonly body?: string | undefined
 }
 
-/** A request body: JSON text, or that text already in UTF-8 bytes. */
-export type RequestBody = string | Uint8Array
+/** A request body: JSON text, or that text already in UTF-8 bytes (over an `ArrayBuffer`, as `fetch` takes them). */
+export type RequestBody = string | Uint8Array<ArrayBuffer>
 
 /** Sends request bodies. Knows HTTP, not batching; rejects only for network errors and aborts. */
 export interface Transport {

@@ -6,7 +6,7 @@ const SENT_AT_OPEN = '],"sentAt":"'
 const BATCH_CLOSE = '"}'
 const COMMA = 0x2c
 
-interface WritableBytes extends Uint8Array {
+interface WritableBytes extends Uint8Array<ArrayBuffer> {
   write(text: string, offset: number, length: number, encoding: 'latin1' | 'utf8'): number
 }
 const HostBuffer = (globalThis as { Buffer?: { allocUnsafe(size: number): WritableBytes } }).Buffer
@@ -51,7 +51,7 @@ export function buildBatchBody(entries: readonly QueuedEntry[], sentAt: string):
  * whole body is made and then encoded, which was half the cost of a large request. `undefined`
  * where the host has no `Buffer`, or when a message's count does not hold: then the text is sent.
  */
-export function buildBatchBytes(entries: readonly QueuedEntry[], sentAt: string, bytes: number): Uint8Array | undefined {
+export function buildBatchBytes(entries: readonly QueuedEntry[], sentAt: string, bytes: number): Uint8Array<ArrayBuffer> | undefined {
   if (HostBuffer === undefined) return undefined
   const out = HostBuffer.allocUnsafe(bytes)
   let offset = write(out, BATCH_OPEN, 0, true)

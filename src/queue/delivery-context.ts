@@ -20,6 +20,8 @@ export interface DeliveryParts {
   readonly onRetry: (info: RetryInfo) => void
   /** What the outage breaker tells the scheduler. */
   readonly outage: OutageHooks
+  /** Whether the client has a spool: what waits during an outage stays on disk (the outage error says so). */
+  readonly keepsOnDisk: boolean
 }
 
 /**
@@ -28,7 +30,7 @@ export interface DeliveryParts {
  */
 export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts): { context: DeliveryContext; outage: OutageBreaker } {
   const now = (): number => Date.now()
-  const outage = new OutageBreaker(o.host, DEFAULT_BREAKER, parts.timers, parts.outage, now, Math.random)
+  const outage = new OutageBreaker(o.host, DEFAULT_BREAKER, parts.timers, parts.outage, now, Math.random, parts.keepsOnDisk)
   const context: DeliveryContext = {
     transport: createHttpTransport(o),
     policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },

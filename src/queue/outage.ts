@@ -48,9 +48,20 @@ export class OutageBreaker {
   #lastAcceptedStartMs = -Infinity
 
   readonly #host: string
+  readonly #keepsOnDisk: boolean
 
-  constructor(host: string, policy: BreakerPolicy, timers: HeldTimers, hooks: OutageHooks, now: () => number, random: () => number) {
+  /** @param keepsOnDisk - whether the client has a spool: then what waits during an outage stays on disk, and the error says so. */
+  constructor(
+    host: string,
+    policy: BreakerPolicy,
+    timers: HeldTimers,
+    hooks: OutageHooks,
+    now: () => number,
+    random: () => number,
+    keepsOnDisk = false,
+  ) {
     this.#host = host
+    this.#keepsOnDisk = keepsOnDisk
     this.#policy = policy
     this.#timers = timers
     this.#hooks = hooks
@@ -76,12 +87,18 @@ export class OutageBreaker {
     return retryWaitCapMs(this.#state, this.#policy)
   }
 
-  /** The error of a message that fails while the breaker is open; undefined while it is closed. */
+  /**
+   * The error of a message while the breaker is open; undefined while it is closed. Without a
+   * spool the message failed; with one it waits on disk, and its text says so.
+   */
   error(path: string): ServiceUnavailableError | undefined {
     if (!this.#state.isOpen) return undefined
     const { status, error } = this.#last
+    const fate = this.#keepsOnDisk
+      ? 'the message is kept in the spool on disk and will be delivered once the service is back'
+      : 'the message failed at once instead of being retried'
     return new ServiceUnavailableError(
-      `${this.#host}${path}: the service is unavailable (last: ${this.#lastFailure}); the outage breaker is open, so the message failed at once instead of being retried. Delivery resumes when a probe (every 1-30 s) gets an answer.`,
+      `${this.#host}${path}: the service is unavailable (last: ${this.#lastFailure}); the outage breaker is open, so ${fate}. Delivery resumes when a probe (every 1-30 s) gets an answer.`,
       status,
       1,
       { cause: error, url: `${this.#host}${path}`, body: this.#last.body, lastFailure: this.#lastFailure },

@@ -56,7 +56,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#timers = new HeldTimers(report)
     if (options.waitUntil !== undefined) this.#keepAlive = new KeepAlive(options.waitUntil, () => this.flush(false), report)
     this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump.pump(), report)
-    this.#send = new SendMachinery(options, this.#timers, this.#lanes, {
+    this.#send = new SendMachinery(options, this.#timers, this.#lanes, durability !== undefined, {
       hasWorkForSlot: () => this.#pump.hasWork,
       pump: () => this.#pump.pump(),
       retry: (info) => hooks.retry(info),

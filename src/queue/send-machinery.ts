@@ -34,14 +34,17 @@ export class SendMachinery {
   readonly #timers: HeldTimers
   readonly #lanes: Lanes
   readonly #hooks: MachineryHooks
+  readonly #keepsOnDisk: boolean
   #slots: AttemptSlots | undefined
   #batches: BatchLimit | undefined
   #rate: RateGate | undefined
   #context: DeliveryContext | undefined
   #outage: OutageBreaker | undefined
 
-  constructor(options: ResolvedOptions, timers: HeldTimers, lanes: Lanes, hooks: MachineryHooks) {
+  /** @param keepsOnDisk - whether the client has a spool (what waits during an outage stays on disk). */
+  constructor(options: ResolvedOptions, timers: HeldTimers, lanes: Lanes, keepsOnDisk: boolean, hooks: MachineryHooks) {
     this.#options = options
+    this.#keepsOnDisk = keepsOnDisk
     this.#timers = timers
     this.#lanes = lanes
     this.#hooks = hooks
@@ -98,6 +101,7 @@ export class SendMachinery {
       pump: () => hooks.pump(),
       onRetry: (info) => hooks.retry(info),
       outage: { opened: (error) => hooks.opened(error), closed: (downMs) => hooks.closed(downMs), probeDue: () => hooks.pump() },
+      keepsOnDisk: this.#keepsOnDisk,
     })
     this.#outage = outage
     this.#context = context

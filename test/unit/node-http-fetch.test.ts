@@ -54,7 +54,7 @@ afterEach(async () => {
   server = undefined
 })
 
-function post(fetch: FetchLike, url: string, body: string | Uint8Array, signal = new AbortController().signal) {
+function post(fetch: FetchLike, url: string, body: string | Uint8Array<ArrayBuffer>, signal = new AbortController().signal) {
   return fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal })
 }
 
