@@ -137,6 +137,11 @@ export class Observers {
     this.#listeners?.get(event)?.delete(listener)
   }
 
+  /** Whether anyone listens to `event`. */
+  has(event: keyof AnalyticsEvents): boolean {
+    return (this.#listeners?.get(event)?.size ?? 0) > 0
+  }
+
   emit<K extends keyof AnalyticsEvents>(event: K, payload: AnalyticsEvents[K]): void {
     const set = this.#listeners?.get(event)
     if (set === undefined) return

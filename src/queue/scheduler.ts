@@ -62,8 +62,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       retry: (info) => hooks.retry(info),
       opened: (error) => {
         hooks.breaker({ state: 'open', error })
-        // Without a spool what waits fails now. With one it waits on disk: the flushes that wait
-        // settle, and a caller of deliver.* is told its message is kept (kept: true).
+        // Without a spool what waits fails now; with one it waits on disk (flushes settle, deliver.* is told: kept).
         if (this.#spool === undefined) return this.#failWaiting(error)
         this.#releaseWaiters()
         this.#spool.keepWaiting([...this.#requests.waitingResends(), ...this.#lanes.waiting()], error)
@@ -78,7 +77,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     this.#spool = durability?.(this.#spoolHost())
   }
 
-  // What the request pump and the spool (src/durability/spool/flow.ts) see of the scheduler and may do.
+  // What the request pump sees of the scheduler and may do.
   #pumpOwner(): PumpOwner {
     return {
       gaveUp: () => this.#gaveUp,
