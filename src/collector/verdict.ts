@@ -1,10 +1,12 @@
+import { MESSAGE_TYPES } from '../core/limits'
+import { isIsoDateString } from '../message/validate'
 import type { DropCode } from './types'
 
 /** The kinds of message a batch may carry (wire spec: not alias). */
 export const BATCH_TYPES = Object.freeze(['identify', 'group', 'track', 'page', 'screen'] as const)
 
 /** The kinds of message, one endpoint each. */
-export const MESSAGE_TYPES = Object.freeze([...BATCH_TYPES, 'alias'] as const)
+export { MESSAGE_TYPES }
 
 /** One kind of message of the wire interface. */
 export type MessageKind = (typeof MESSAGE_TYPES)[number]
@@ -25,17 +27,14 @@ const OBJECT_FIELDS: Readonly<Record<MessageKind, readonly string[]>> = {
   alias: [],
 }
 
-// ISO-8601 date-time: a calendar date, optionally a time and an offset; Date.parse then checks the values.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/
-
 /** Whether `value` is a JSON object: not null, not an array. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Whether `value` is an ISO-8601 date-time string that names a real time. */
+/** Whether `value` is an ISO-8601 date-time string that names a real time (the client's own rule). */
 export function isIsoDate(value: unknown): value is string {
-  return typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value))
+  return isIsoDateString(value)
 }
 
 /** "a string", "an array", "null", …: what a JSON value is, for reasons. */

@@ -1,4 +1,5 @@
 import { QueueFullError, ValidationError } from '../core/errors'
+import { MAX_TIMER_MS } from '../core/limits'
 import { FilteredError } from '../plugins/errors'
 import { ownOptions } from '../core/own-options'
 import type { MessageType } from '../core/types'
@@ -15,8 +16,6 @@ export type { ImportClient, SourceItem } from '../core/import-source'
 
 // Wait this long before handing a message again that a shared, full client refused.
 const QUEUE_FULL_RETRY_MS = 10
-// The longest wait a timer takes (2^31 - 1 ms, ~24.8 days): a longer one fires at once.
-const MAX_TIMER_MS = 2_147_483_647
 
 /** Options of the engine beyond the library's: what `eventrail import` adds. */
 export interface EngineOptions extends ImportOptions {

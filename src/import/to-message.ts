@@ -1,10 +1,11 @@
 import { ValidationError } from '../core/errors'
+import { MESSAGE_TYPES as ALL_MESSAGE_TYPES } from '../core/limits'
 import type { ParsedLine } from '../message/prepare'
 import { ownField } from '../core/own-options'
 import type { MessageType } from '../core/types'
 import type { LineIdHasher } from './message-id'
 
-const MESSAGE_TYPES: ReadonlySet<string> = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias'])
+const MESSAGE_TYPES: ReadonlySet<string> = new Set(ALL_MESSAGE_TYPES)
 
 /** An item read as a message: its type and fields, or why it cannot be one. */
 export type DecodedItem =

@@ -67,6 +67,11 @@ export function isValidTimestamp(value: unknown): boolean {
     const year = value.getUTCFullYear()
     return year >= 0 && year <= 9999
   }
+  return isIsoDateString(value)
+}
+
+/** Whether `value` is an ISO-8601 date-time string that names a real time (no February 30th). */
+export function isIsoDateString(value: unknown): value is string {
   if (typeof value !== 'string') return false
   const match = ISO_8601.exec(value)
   if (match === null || Number.isNaN(Date.parse(value))) return false
