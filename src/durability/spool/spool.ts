@@ -159,14 +159,14 @@ export class Spool {
     return this.#store.sync()
   }
 
-  /** Takes over the parts of clients that are gone; returns how many records were found. */
-  takeOver(): number {
+  /** Takes over the parts of clients that are gone; what it found is reported (`found`). */
+  takeOver(): void {
     let count = 0
     let torn = 0
     if (this.#part === undefined) {
       // No part could be made (a full disk): a gone client's part becomes this one's, by a rename.
       const taken = takeOverAsPart(this.#fs, this.#root, this.#tenant, this.#store, this.#backlog)
-      if (taken === undefined) return 0
+      if (taken === undefined) return
       this.#part = taken.part
       this.#store.writeTo(taken.part)
       ;({ count, torn } = taken)
@@ -175,7 +175,6 @@ export class Spool {
     count += more.count
     torn += more.torn
     if (count > 0 || torn > 0) this.#reports.found(count, torn)
-    return count
   }
 
   /**
