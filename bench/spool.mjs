@@ -5,7 +5,8 @@
 //
 // 1. a filler (bench/lib/spool-tracker.mjs, mode 'fill'): eventrail with the spool tracks 100,000
 //    of the bench's ~500-byte order events (explicit messageIds, yielding every 100 calls) against
-//    a service that is down (a closed port on 127.0.0.1), then SIGKILLs itself;
+//    a service that is down (its fetch fails as a refused connection; the same key and host as the
+//    replayer's, since a spool sends its records only with those), then SIGKILLs itself;
 // 2. the bench reads the directory: every record must be there, none acked;
 // 3. a replayer (bench/lib/spool-replayer.mjs): imports the build, then constructs a client with
 //    the spool on that directory against the bench's sink (bench/lib/sink.cjs, its own process,
@@ -24,7 +25,6 @@
 // (full runs only).
 
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -46,13 +46,6 @@ const isFullRun = !quick && !profile && option('runs') === undefined && option('
 const env = { SPOOL_TRACKER_ROOT: root }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function closedPort() {
-  const server = createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return `http://127.0.0.1:${port}`
-}
 
 async function oneRun(sink, host, profileDir) {
   const work = mkdtempSync(join(tmpdir(), 'eventrail-replay-'))
@@ -61,7 +54,7 @@ async function oneRun(sink, host, profileDir) {
     const t0 = performance.now()
     const filler = forkWith(join(here, 'lib', 'spool-tracker.mjs'), {
       ...env,
-      SPOOL_TRACKER: JSON.stringify({ mode: 'fill', host: await closedPort(), count: messages, spoolDir }),
+      SPOOL_TRACKER: JSON.stringify({ mode: 'fill', host, count: messages, spoolDir }),
     })
     await filler.next('filled')
     const { signal } = await filler.exited

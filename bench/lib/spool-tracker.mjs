@@ -5,7 +5,7 @@
 //   event with explicit messageIds `k0`, `k1` … at `rate` a second until it is killed. After each
 //   track() call returns, the count of calls that returned is written (blocking, at offset 0) to
 //   `counterFile`: ids below the count were accepted; the one at the count may have been.
-// - { mode: 'fill', host, count, spoolDir }: eventrail with the spool tracks `count` messages
+// - { mode: 'fill', host, count, spoolDir }: eventrail with the spool tracks `count` messages (its service down)
 //   against a service that is down (yielding every 100 calls), says so, then SIGKILLs itself.
 //
 // Each client runs with its own defaults; only host, the spool and an error handler are set.
@@ -20,11 +20,21 @@ const root = process.env.SPOOL_TRACKER_ROOT
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const message = (i) => ({ ...orderCompleted(i), messageId: `k${i}` })
 
-async function createClient(name, { host, spoolDir }) {
+// A service that is down: every request fails as a refused connection would. (The filler sends to
+// the replayer's host with its key: a spool's records are only ever sent with the key and host they
+// were accepted under.)
+const refused = () => Promise.reject(new TypeError('fetch failed: connect ECONNREFUSED (the bench: the service is down)'))
+
+async function createClient(name, { host, spoolDir, down = false }) {
   const onError = () => {}
   if (name === 'eventrail') {
     const { Analytics } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
-    const client = new Analytics('bench-write-key', { host, errorHandler: onError, ...(spoolDir ? { spool: { dir: spoolDir } } : {}) })
+    const client = new Analytics('bench-write-key', {
+      host,
+      errorHandler: onError,
+      ...(spoolDir ? { spool: { dir: spoolDir } } : {}),
+      ...(down ? { fetch: refused } : {}),
+    })
     return (m) => client.track(m)
   }
   if (name === 'analytics-node@6') {
@@ -71,7 +81,7 @@ async function atRate({ client, host, rate, spoolDir, counterFile, maxMs }) {
 }
 
 async function fill({ host, count, spoolDir }) {
-  const track = await createClient('eventrail', { host, spoolDir })
+  const track = await createClient('eventrail', { host, spoolDir, down: true })
   for (let i = 0; i < count; i++) {
     track(message(i))
     if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve))
