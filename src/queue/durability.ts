@@ -24,7 +24,7 @@ export interface Durability {
   /** The client closed; `outcome` is its last flush's. */
   close(outcome: FlushOutcome): void
   /** The strategy's figures for `stats().spool`. */
-  readonly stats: DurabilityStats
+  readonly stats: SpoolStats
   /** Messages in memory that nothing else keeps: an exit now would lose them. */
   readonly unsaved: number
 }
@@ -56,8 +56,8 @@ export interface DurabilityHost {
 /** Makes a client's durability strategy, given what the scheduler lets it see. */
 export type DurabilityFactory = (host: DurabilityHost) => Durability
 
-/** The spool's figures for `stats().spool`. */
-export interface DurabilityStats {
+/** The spool's figures, `stats().spool` (the disk spool is the one strategy that has them). */
+export interface SpoolStats {
   /** This client's part of the spool directory; undefined while the disk refuses writes. */
   readonly part: string | undefined
   /** Bytes of the spool's files. */

@@ -19,7 +19,7 @@ import type { QueuedEntry } from './queue'
 import { OpenRequests } from './requests'
 import { RequestPump, type PumpOwner } from './request-pump'
 import { SendMachinery } from './send-machinery'
-import type { Durability, DurabilityFactory, DurabilityHost, DurabilityStats } from './durability'
+import type { Durability, DurabilityFactory, DurabilityHost, SpoolStats } from './durability'
 
 export type { FlushOutcome } from './flush-waiters'
 
@@ -109,7 +109,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   /** The spool's figures; undefined without one. */
-  get spool(): DurabilityStats | undefined {
+  get spool(): SpoolStats | undefined {
     return this.#spool?.stats
   }
 

@@ -1,4 +1,4 @@
-import type { DurabilityHost, DurabilityStats } from '../../queue/durability'
+import type { DurabilityHost } from '../../queue/durability'
 
 /** What the client's scheduler lets the spool see and do. */
 export type SpoolHost = DurabilityHost
@@ -15,5 +15,4 @@ export interface SpoolDeps {
   replay(count: number, torn: number): void
 }
 
-/** The spool's figures for `stats().spool`. */
-export type SpoolStats = DurabilityStats
+export type { SpoolStats } from '../../queue/durability'
