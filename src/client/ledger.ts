@@ -203,7 +203,9 @@ export class ClientLedger {
       }
       return result as never
     }
-    if (error !== undefined && this.#options.errorHandler === undefined) throw error
+    // Held by an outage with a spool, the flush says how many wait ({ waiting }) instead of
+    // rejecting: those messages are not failed, and the ones that did fail had their outcome.
+    if (error !== undefined && this.#options.errorHandler === undefined && !(waiting !== undefined && waiting > 0)) throw error
     return result as never
   }
 
