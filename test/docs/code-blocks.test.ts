@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
+import { blocksOf, PAGES, ROOT, type DocBlock } from './doc-blocks'
 
 // Issue 30: docs as tests. Every ```ts and ```js block of the README and docs/*.md is
 // type-checked as a module of its own, the way a fresh app would compile it: the tsconfig.json of
@@ -13,14 +14,6 @@ import ts from 'typescript'
 // the marker goes. Markers combine: `<!-- edge; fails: TS2322 why -->`.
 // Names a guide uses without defining them (an `analytics` made earlier on the page, "your code")
 // and the platform modules not installed here (`@vercel/functions` …) are declared in PRELUDE.
-const ROOT = join(__dirname, '..', '..')
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-]
-
 interface Block {
   page: string
   line: number
@@ -33,34 +26,19 @@ interface Block {
   fails?: string
 }
 
-function blocksOf(page: string): Block[] {
-  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n')
-  const blocks: Block[] = []
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(ts|typescript|js|javascript)\s*$/.exec(lines[i])
-    if (open === null) continue
-    const end = lines.findIndex((line, j) => j > i && line.startsWith('```'))
-    const before =
-      lines
-        .slice(0, i)
-        .reverse()
-        .find((line) => line.trim() !== '') ?? ''
-    const directives = (/^<!--\s*(.*?)\s*-->$/.exec(before.trim())?.[1] ?? '').split(';').map((d) => d.trim())
-    blocks.push({
-      page,
-      line: i + 2,
-      lang: open[1].startsWith('t') ? 'ts' : 'js',
-      code: lines.slice(i + 1, end).join('\n'),
-      illustration: directives.includes('illustration'),
-      edge: directives.includes('edge'),
-      fails: directives.map((d) => /^fails: (TS\d+)/.exec(d)?.[1]).find((code) => code !== undefined),
-    })
-    i = end
+function asBlock(b: DocBlock): Block {
+  return {
+    page: b.page,
+    line: b.line,
+    lang: b.ts ? 'ts' : 'js',
+    code: b.code,
+    illustration: b.directives.includes('illustration'),
+    edge: b.directives.includes('edge'),
+    fails: b.directives.map((d) => /^fails: (TS\d+)/.exec(d)?.[1]).find((code) => code !== undefined),
   }
-  return blocks
 }
 
-const BLOCKS = PAGES.flatMap(blocksOf)
+const BLOCKS = PAGES.flatMap(blocksOf).map(asBlock)
 const CHECKED = BLOCKS.filter((b) => !b.illustration)
 
 // What the pages take as given: made earlier on the page, the reader's own code ("your code"), or

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import ts from 'typescript'
 import { createCollector, type Collector } from '../../src/collector'
+import { blocksOf, PAGES, ROOT, type DocBlock } from './doc-blocks'
 
 // Issue 30: docs as tests, run. Every ```ts and ```js block of the README and docs/*.md that is
 // neither an illustration nor marked `<!-- no-run: why -->` is transpiled and run by Node, as
@@ -11,44 +12,12 @@ import { createCollector, type Collector } from '../../src/collector'
 // this test's copy of it, the `host` of every client (a page's blocks send to the real service or
 // to a fixed port; here they send to the collector). A block passes when its process exits with
 // 0 and writes no error; the collector must have received what the blocks sent.
-const ROOT = join(__dirname, '..', '..')
 const DIST = join(ROOT, 'dist')
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-]
 const CHILD_LIMIT_MS = 15_000
 // What the blocks import besides eventrail and node:, linked into the run's node_modules.
 const PACKAGES = ['zod', 'express', 'undici', '@opentelemetry']
 
-interface Block {
-  page: string
-  line: number
-  ts: boolean
-  code: string
-  directives: string[]
-}
-
-function blocksOf(page: string): Block[] {
-  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n')
-  const blocks: Block[] = []
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(ts|typescript|js|javascript)\s*$/.exec(lines[i])
-    if (open === null) continue
-    const end = lines.findIndex((line, j) => j > i && line.startsWith('```'))
-    const before =
-      lines
-        .slice(0, i)
-        .reverse()
-        .find((line) => line.trim() !== '') ?? ''
-    const directives = (/^<!--\s*(.*?)\s*-->$/.exec(before.trim())?.[1] ?? '').split(';').map((d) => d.trim())
-    blocks.push({ page, line: i + 2, ts: open[1].startsWith('t'), code: lines.slice(i + 1, end).join('\n'), directives })
-    i = end
-  }
-  return blocks
-}
+type Block = DocBlock
 
 const BLOCKS = PAGES.flatMap(blocksOf)
 const RUN = BLOCKS.filter((b) => !b.directives.some((d) => d === 'illustration' || d.startsWith('no-run')))
