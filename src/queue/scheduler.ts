@@ -160,29 +160,27 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   }
 
   #push(entry: QueuedEntry): void {
-    this.#add([entry])
+    this.#add(entry)
     this.#triggers.afterEnqueue(this.#seq, this.#lanes.length, !entry.isAlias && this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
     if (this.#keepAlive !== undefined && !this.#keepAlive.pending) this.#keepAlive.arm()
   }
 
   // Messages read back from the spool: queued, and due at once.
   #pushRead(entries: QueuedEntry[]): void {
-    this.#add(entries)
+    for (const entry of entries) this.#add(entry)
     this.#triggers.flushThrough(this.#seq)
   }
 
-  // Entries join their lanes; the first pending one holds the process's exit and marks the client busy.
-  #add(entries: readonly QueuedEntry[]): void {
-    for (const entry of entries) {
-      this.#seq = entry.seq
-      this.#lanes.push(entry)
-      this.#pendingBytes += entry.bytes
-    }
-    if (this.#pendingCount === 0 && entries.length > 0) {
+  // One entry joins its lane (no array per call: this is track()'s path); the first pending one
+  // holds the process's exit and marks the client busy.
+  #add(entry: QueuedEntry): void {
+    this.#seq = entry.seq
+    this.#lanes.push(entry)
+    this.#pendingBytes += entry.bytes
+    if (++this.#pendingCount === 1) {
       holdsWork(this)
       markBusy(this)
     }
-    this.#pendingCount += entries.length
   }
 
   /** Sends everything queued; resolves when every message enqueued before the call has an outcome. */
