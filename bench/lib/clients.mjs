@@ -23,9 +23,23 @@ export const CLIENT_MODULES = {
   '@segment/analytics-node@3': '@segment/analytics-node',
 }
 
+/**
+ * `eventrail@before` (not in the default list): an earlier build of eventrail, from the directory
+ * `EVENTRAIL_BENCH_BEFORE` names (a checkout with its `dist/` built), to compare two builds in the
+ * same run: `EVENTRAIL_BENCH_BEFORE=/tmp/before npm run bench -- --clients=baseline,eventrail,eventrail@before --only=1,2`.
+ */
+export const BEFORE = 'eventrail@before'
+
+function beforeDir() {
+  const dir = process.env.EVENTRAIL_BENCH_BEFORE
+  if (!dir) throw new Error(`${BEFORE} needs EVENTRAIL_BENCH_BEFORE: a checkout of an earlier commit with dist/ built`)
+  return dir
+}
+
 /** What `import()` takes for a client: a package name, or a file URL. */
 export function importSpecifier(name) {
   if (name === 'eventrail') return pathToFileURL(join(eventrailDir(), 'dist', 'index.js')).href
+  if (name === BEFORE) return pathToFileURL(join(beforeDir(), 'dist', 'index.js')).href
   return name === 'baseline' ? pathToFileURL(CLIENT_MODULES.baseline).href : CLIENT_MODULES[name]
 }
 
@@ -36,6 +50,7 @@ export async function loadClient(name) {
     case 'baseline':
       return baselineAdapter(mod.default ?? mod)
     case 'eventrail':
+    case BEFORE:
       return eventrailAdapter(mod)
     case 'analytics-node@6':
       return legacyAdapter(mod.default ?? mod)

@@ -1,3 +1,4 @@
+import { Emitter } from '../core/emitter'
 import type { PlanViolationError } from '../plan/errors'
 import type { RetryInfo } from '../delivery/deliver'
 import type { ServiceUnavailableError } from '../core/errors'
@@ -118,40 +119,5 @@ export interface AnalyticsStats {
   readonly spool?: SpoolStats
 }
 
-type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) => void
-
-/** A small typed event emitter: no `error`-event throwing, a throwing listener cannot disturb the client. */
-export class Observers {
-  #listeners: Map<keyof AnalyticsEvents, Set<Listener<never>>> | undefined
-  /** Where a listener that throws is reported (the ledger sets it). */
-  onListenerThrow: ((err: unknown, event: keyof AnalyticsEvents) => void) | undefined
-
-  on<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
-    this.#listeners ??= new Map()
-    let set = this.#listeners.get(event)
-    if (set === undefined) this.#listeners.set(event, (set = new Set()))
-    set.add(listener)
-  }
-
-  off<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
-    this.#listeners?.get(event)?.delete(listener)
-  }
-
-  /** Whether anyone listens to `event`. */
-  has(event: keyof AnalyticsEvents): boolean {
-    return (this.#listeners?.get(event)?.size ?? 0) > 0
-  }
-
-  emit<K extends keyof AnalyticsEvents>(event: K, payload: AnalyticsEvents[K]): void {
-    const set = this.#listeners?.get(event)
-    if (set === undefined) return
-    for (const listener of set) {
-      try {
-        ;(listener as Listener<K>)(payload)
-      } catch (err) {
-        // A listener's failure must not stop delivery or the other listeners; it is reported, not lost.
-        this.onListenerThrow?.(err, event)
-      }
-    }
-  }
-}
+/** The client's typed event emitter: a throwing listener is reported to the ledger, never lost (see `Emitter`). */
+export class Observers extends Emitter<AnalyticsEvents> {}

@@ -1,8 +1,7 @@
+import { Emitter, type Listener } from '../core/emitter'
 import type { JsonLinesWriter } from './jsonl'
 import { publicRecord } from './page/guard'
 import type { CollectorEvents, MessageRecord, RequestRecord } from './types'
-
-type Listener<K extends keyof CollectorEvents> = (record: CollectorEvents[K]) => void
 
 /** A record before the store numbers it. */
 export type NewMessageRecord = Omit<MessageRecord, 'id'>
@@ -20,7 +19,7 @@ export class RecordStore {
   readonly #maxMessages: number
   readonly #maxRequests: number
   readonly #writer: JsonLinesWriter | undefined
-  readonly #listeners = new Map<keyof CollectorEvents, Set<Listener<never>>>()
+  readonly #events = new Emitter<CollectorEvents>()
   readonly #clearListeners = new Set<() => void>()
   readonly #maxMessageBytes: number
   // JSON bytes of each kept message, in the same order as `messages`, and their total.
@@ -35,6 +34,12 @@ export class RecordStore {
     this.#maxRequests = maxRequests
     this.#writer = writer
     this.#maxMessageBytes = maxMessageBytes
+    // A listener's bug must not cost the sender its 200 or the other listeners their record; it is
+    // told to the `error` listeners (a throw of theirs has nobody left to tell).
+    this.#events.onListenerThrow = (err, event) => {
+      if (event !== 'error')
+        this.#events.emit('error', new Error(`a collector '${String(event)}' listener threw: ${String(err)}`, { cause: err }))
+    }
   }
 
   /** Messages judged since the collector started (cleared records included), and how many were accepted. */
@@ -106,14 +111,12 @@ export class RecordStore {
     for (const listener of this.#clearListeners) listener()
   }
 
-  on<K extends keyof CollectorEvents>(event: K, listener: Listener<K>): void {
-    let set = this.#listeners.get(event)
-    if (set === undefined) this.#listeners.set(event, (set = new Set()))
-    set.add(listener)
+  on<K extends keyof CollectorEvents>(event: K, listener: Listener<CollectorEvents, K>): void {
+    this.#events.on(event, listener)
   }
 
-  off<K extends keyof CollectorEvents>(event: K, listener: Listener<K>): void {
-    this.#listeners.get(event)?.delete(listener)
+  off<K extends keyof CollectorEvents>(event: K, listener: Listener<CollectorEvents, K>): void {
+    this.#events.off(event, listener)
   }
 
   /** Calls `listener` whenever the records are cleared. */
@@ -122,13 +125,7 @@ export class RecordStore {
   }
 
   #emit<K extends keyof CollectorEvents>(event: K, record: CollectorEvents[K]): void {
-    for (const listener of this.#listeners.get(event) ?? []) {
-      try {
-        ;(listener as Listener<K>)(record)
-      } catch {
-        // A listener's bug must not cost the sender its 200 or the other listeners their record.
-      }
-    }
+    this.#events.emit(event, record)
   }
 }
 

@@ -149,7 +149,11 @@ export interface CollectorEvents {
   message: MessageRecord
   /** A request to a `/v1/*` path, or a POST to a path that is not the debugger's, was answered. */
   request: RequestRecord
-  /** The `out` file could not be written (a full disk): records from then on are missing from it. */
+  /**
+   * The `out` file could not be written (a full disk): records from then on are missing from it.
+   * Also a `message` or `request` listener that threw (the error's `cause` is what it threw): the
+   * collector and the other listeners go on.
+   */
   error: Error
 }
 

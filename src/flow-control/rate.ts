@@ -1,3 +1,5 @@
+import { Fifo } from '../core/fifo'
+
 /**
  * At most `limit` request starts in any window of `windowMs`: a log of the start times still
  * inside the window. Older starts are dropped as time passes, so the log holds at most the
@@ -7,8 +9,8 @@
 export class RateWindow {
   readonly #limit: number
   readonly #windowMs: number
-  #starts: number[] = []
-  #head = 0
+  /** Start times inside the window, oldest first (at most `limit` of them). */
+  readonly #starts = new Fifo<number>(32)
 
   constructor(limit: number, windowMs = 1000) {
     this.#limit = Math.max(1, Math.floor(limit))
@@ -19,7 +21,7 @@ export class RateWindow {
   waitMs(nowMs: number): number {
     this.#forget(nowMs)
     if (this.size < this.#limit) return 0
-    return Math.max(0, this.#starts[this.#head] + this.#windowMs - nowMs)
+    return Math.max(0, (this.#starts.at(0) as number) + this.#windowMs - nowMs)
   }
 
   /** Records a request start. */
@@ -31,16 +33,14 @@ export class RateWindow {
 
   /** How many start times the log holds: the starts inside the last window. */
   get size(): number {
-    return this.#starts.length - this.#head
+    return this.#starts.length
   }
 
-  // Drops the starts that left the window; compacts the array once half of it is dropped ones.
+  // Drops the starts that left the window.
   #forget(nowMs: number): void {
     const starts = this.#starts
-    while (this.#head < starts.length && starts[this.#head] + this.#windowMs <= nowMs) this.#head++
-    if (this.#head > 32 && this.#head * 2 > starts.length) {
-      this.#starts = starts.slice(this.#head)
-      this.#head = 0
-    }
+    let gone = 0
+    while (gone < starts.length && (starts.at(gone) as number) + this.#windowMs <= nowMs) gone++
+    starts.drop(gone)
   }
 }

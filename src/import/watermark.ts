@@ -1,8 +1,16 @@
+import { Fifo } from '../core/fifo'
+
 const PENDING = 0
 const DONE = 1
 const BLOCKED = 2
 
 const COMPACT_AT = 4096
+
+/** One open item: its position and whether it has its outcome. */
+interface Slot {
+  readonly position: number
+  state: number
+}
 
 /**
  * The checkpoint's number: the last position up to which every item has its outcome. Items are
@@ -14,9 +22,8 @@ const COMPACT_AT = 4096
  */
 export class Watermark {
   #value: number
-  #positions: number[] = []
-  #states: number[] = []
-  #head = 0
+  /** The items from the first without an outcome on, in increasing position. */
+  readonly #open = new Fifo<Slot>(COMPACT_AT)
   #blocked = false
   #settled: number
 
@@ -43,13 +50,12 @@ export class Watermark {
 
   /** An item that is waiting for its outcome. */
   open(position: number): void {
-    this.#positions.push(position)
-    this.#states.push(PENDING)
+    this.#open.push({ position, state: PENDING })
   }
 
   /** An item whose outcome is known at once (a blank line, a line that is not JSON). */
   pass(position: number, isBlocking = false): void {
-    if (this.#head === this.#positions.length && (!isBlocking || this.#blocked)) {
+    if (this.#open.length === 0 && (!isBlocking || this.#blocked)) {
       if (!this.#blocked) this.#value = position
       this.#settled = position
       return
@@ -62,37 +68,29 @@ export class Watermark {
   close(position: number, isBlocking = false): void {
     const index = this.#find(position)
     if (index < 0) return
-    this.#states[index] = isBlocking ? BLOCKED : DONE
+    ;(this.#open.at(index) as Slot).state = isBlocking ? BLOCKED : DONE
     this.#advance()
   }
 
   #advance(): void {
-    while (this.#head < this.#positions.length) {
-      const state = this.#states[this.#head]
-      if (state === PENDING) break
-      if (state === BLOCKED) this.#blocked = true
-      if (!this.#blocked) this.#value = this.#positions[this.#head]
-      this.#settled = this.#positions[this.#head]
-      this.#head += 1
+    const open = this.#open
+    let done = 0
+    for (let slot = open.at(0); slot !== undefined && slot.state !== PENDING; slot = open.at(++done)) {
+      if (slot.state === BLOCKED) this.#blocked = true
+      if (!this.#blocked) this.#value = slot.position
+      this.#settled = slot.position
     }
-    if (this.#head === this.#positions.length) {
-      this.#positions = []
-      this.#states = []
-      this.#head = 0
-    } else if (this.#head >= COMPACT_AT && this.#head * 2 >= this.#positions.length) {
-      this.#positions = this.#positions.slice(this.#head)
-      this.#states = this.#states.slice(this.#head)
-      this.#head = 0
-    }
+    open.drop(done)
   }
 
   // Positions are opened in increasing order: a binary search over the open ones.
   #find(position: number): number {
-    let low = this.#head
-    let high = this.#positions.length - 1
+    const open = this.#open
+    let low = 0
+    let high = open.length - 1
     while (low <= high) {
       const mid = (low + high) >>> 1
-      const value = this.#positions[mid]
+      const value = (open.at(mid) as Slot).position
       if (value === position) return mid
       if (value < position) low = mid + 1
       else high = mid - 1

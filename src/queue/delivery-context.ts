@@ -8,7 +8,7 @@ import type { HeldTimers } from './held-timers'
 import { OutageBreaker, type OutageHooks } from './outage'
 import type { RateGate } from './rate-gate'
 
-/** What the attempt loop is wired to: the scheduler's timers, slots, rate gate and pump. */
+/** What the attempt loop is wired to: the scheduler's timers, slots, rate gate and the pump's wake-up. */
 export interface DeliveryParts {
   readonly timers: HeldTimers
   readonly slots: () => AttemptSlots
@@ -16,7 +16,7 @@ export interface DeliveryParts {
   readonly laneReport: (path: string, signal: AttemptSignal, startedMs: number) => void
   readonly rate: () => RateGate
   /** Starts what a freed or added slot allows. */
-  readonly pump: () => void
+  readonly wake: () => void
   readonly onRetry: (info: RetryInfo) => void
   /** What the outage breaker tells the scheduler. */
   readonly outage: OutageHooks
@@ -41,12 +41,12 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
       parts.laneReport(path, report.signal, report.startedMs)
       parts.slots().report(report.signal, report.startedMs)
       outage.report(report)
-      parts.pump()
+      parts.wake()
     },
     outage: (path) => outage.error(path),
     pauseSlot: () => {
       parts.slots().pauseForRetry()
-      parts.pump()
+      parts.wake()
     },
     resumeSlot: (signal) => parts.slots().resumeAfterWait(signal),
     reclaimSlot: () => parts.slots().reclaimAfterFailedWait(),

@@ -9,24 +9,24 @@ import { setUnrefTimeout, type Timer } from '../platform/timers'
 export class FlushTriggers {
   readonly #flushAt: number
   readonly #intervalMs: number
-  readonly #pump: () => void
+  readonly #wake: () => void
   readonly #report: (err: unknown) => void
   #dueSeq = 0
   #lastSeq = 0
   #hasFlushed = false
   #deferredSeq = 0
-  #isPumpPending = false
+  #isWakePending = false
   #lastFlushMs = 0
   #interval: Timer | undefined
 
   /**
-   * @param pump - sends what is due (called by every trigger).
+   * @param wake - wakes the request pump, which sends what is due (called by every trigger).
    * @param report - receives what a deferred trigger threw.
    */
-  constructor(flushAt: number, intervalMs: number, pump: () => void, report: (err: unknown) => void) {
+  constructor(flushAt: number, intervalMs: number, wake: () => void, report: (err: unknown) => void) {
     this.#flushAt = flushAt
     this.#intervalMs = intervalMs
-    this.#pump = pump
+    this.#wake = wake
     this.#report = report
   }
 
@@ -46,19 +46,19 @@ export class FlushTriggers {
     if (!this.#hasFlushed || this.#flushAt === 1) this.flushThrough(seq)
     else if (queued >= this.#flushAt) this.flushSoon(seq)
     else {
-      if (isBatchFull) this.#pumpSoon()
+      if (isBatchFull) this.#wakeSoon()
       this.armInterval()
     }
   }
 
   // After the caller's synchronous run of calls, like flushSoon, without making anything due.
-  #pumpSoon(): void {
-    if (this.#isPumpPending) return
-    this.#isPumpPending = true
+  #wakeSoon(): void {
+    if (this.#isWakePending) return
+    this.#isWakePending = true
     void Promise.resolve().then(() => {
-      this.#isPumpPending = false
+      this.#isWakePending = false
       try {
-        this.#pump()
+        this.#wake()
       } catch (err) {
         this.#report(err)
       }
@@ -74,7 +74,7 @@ export class FlushTriggers {
       this.#interval.cancel()
       this.#interval = undefined
     }
-    this.#pump()
+    this.#wake()
   }
 
   /** Arms the `flushInterval` timer for messages that are queued and not yet due. */

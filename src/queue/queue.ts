@@ -1,3 +1,4 @@
+import { Fifo } from '../core/fifo'
 import type { Callback } from '../core/types'
 
 /** One message waiting for its outcome: its JSON text, byte size, order and callback. */
@@ -17,50 +18,32 @@ export interface QueuedEntry {
   readonly rec?: number
 }
 
-const COMPACT_AT = 1024
-
 /**
  * The store of entries not yet taken into a request: first in, first out, O(1) at both ends,
  * with a running count of bytes.
  */
-export class MessageQueue {
-  #items: QueuedEntry[] = []
-  #head = 0
+export class MessageQueue extends Fifo<QueuedEntry> {
   #bytes = 0
-
-  /** Entries waiting. */
-  get length(): number {
-    return this.#items.length - this.#head
-  }
 
   /** Serialized bytes waiting. */
   get bytes(): number {
     return this.#bytes
   }
 
-  /** The entry `index` places from the front, if there is one. */
-  at(index: number): QueuedEntry | undefined {
-    return this.#items[this.#head + index]
-  }
-
-  push(entry: QueuedEntry): void {
-    this.#items.push(entry)
+  override push(entry: QueuedEntry): void {
+    super.push(entry)
     this.#bytes += entry.bytes
   }
 
   /** Removes and returns the first `count` entries. */
-  take(count: number): QueuedEntry[] {
-    const start = this.#head
-    const taken = this.#items.slice(start, start + count)
-    this.#head += taken.length
+  override take(count: number): QueuedEntry[] {
+    const taken = super.take(count)
     for (const entry of taken) this.#bytes -= entry.bytes
-    if (this.#head === this.#items.length) {
-      this.#items = []
-      this.#head = 0
-    } else if (this.#head >= COMPACT_AT && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head)
-      this.#head = 0
-    }
     return taken
+  }
+
+  override drop(count: number): void {
+    for (let i = 0; i < count && i < this.length; i++) this.#bytes -= (this.at(i) as QueuedEntry).bytes
+    super.drop(count)
   }
 }

@@ -48,6 +48,9 @@ export class RequestPump {
   #rateHeldThrough = 0
   /** A probe that carried messages sent again failed: the next one carries newer messages, when there are any. */
   #probeNewer = false
+  /** A pass over the lanes is running; a wake-up meanwhile makes it go round once more. */
+  #isRunning = false
+  #isWokenAgain = false
 
   constructor(
     options: ResolvedOptions,
@@ -75,9 +78,31 @@ export class RequestPump {
     return this.#lanes.next(this.#triggers.dueSeq, mayTakeBatch, MAX_BATCH_BYTES)
   }
 
+  /**
+   * The one way to make the pump look for work: whatever changed (a message queued, a flush, a slot
+   * or the rate gate freed, a request ended, a probe due, the breaker closed) calls this. A wake-up
+   * that comes while a pass is running (a callback that queues more, a request that ends at once)
+   * does not start a second pass inside the first: it makes the running one go round again.
+   */
+  wake(): void {
+    if (this.#isRunning) {
+      this.#isWokenAgain = true
+      return
+    }
+    this.#isRunning = true
+    try {
+      do {
+        this.#isWokenAgain = false
+        this.#pass()
+      } while (this.#isWokenAgain)
+    } finally {
+      this.#isRunning = false
+    }
+  }
+
   // Starts requests while work is due, a slot is free and the request rate allows. A request takes
   // everything its lane holds up to 500 KB, not only what was due: when requests back up, batches grow.
-  pump(): void {
+  #pass(): void {
     const outage = this.#send.outage
     if (outage?.isOpen === true) return this.#pumpProbe(outage)
     const { enable, flushAt } = this.#options
@@ -163,13 +188,13 @@ export class RequestPump {
     if (error instanceof SplitBatch) {
       // It kept failing while the service accepted others: its halves go on their own, down to one message.
       this.#requests.splitFailing(request, error.trouble)
-      this.pump()
+      this.wake()
       return
     }
     if (error instanceof DeliveryError && error.status === 413) {
       // A proxy or a service with a smaller body limit: each half goes on its own, down to one message.
       if (this.#requests.splitRefused(request)) {
-        this.pump()
+        this.wake()
         return
       }
       error = refusedAlone(request, error)
@@ -184,13 +209,13 @@ export class RequestPump {
       // Its retries ran out while the service kept answering (429s, 5xx): it is unavailable to us.
       if (error instanceof DeliveryError && !(error instanceof ServiceUnavailableError))
         this.#send.outage?.gaveUp(error.status, error.body, error)
-      this.pump()
+      this.wake()
       return
     }
     this.#owner.complete(request.entries, request.path, request.bytes, error, Date.now() - request.startedMs)
     this.#owner.spool()?.pageIn()
     // A probe that failed: what waited for it fails now too, rather than at the next one.
     if (error instanceof ServiceUnavailableError && this.#send.outage?.isOpen === true) this.#owner.failWaiting(error)
-    this.pump()
+    this.wake()
   }
 }

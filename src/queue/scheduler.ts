@@ -55,10 +55,10 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     const report = (err: unknown): void => hooks.report(err)
     this.#timers = new HeldTimers(report)
     if (options.waitUntil !== undefined) this.#keepAlive = new KeepAlive(options.waitUntil, () => this.flush(false), report)
-    this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump.pump(), report)
+    this.#triggers = new FlushTriggers(options.flushAt, options.flushIntervalMs, () => this.#pump.wake(), report)
     this.#send = new SendMachinery(options, this.#timers, this.#lanes, durability !== undefined, {
       hasWorkForSlot: () => this.#pump.hasWork,
-      pump: () => this.#pump.pump(),
+      wake: () => this.#pump.wake(),
       retry: (info) => hooks.retry(info),
       opened: (error) => {
         hooks.breaker({ state: 'open', error })
@@ -70,7 +70,7 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       closed: (downMs) => {
         hooks.breaker({ state: 'closed', downMs })
         this.#spool?.pageIn()
-        this.#pump.pump()
+        this.#pump.wake()
       },
     })
     this.#pump = new RequestPump(options, this.#lanes, this.#requests, this.#send, this.#triggers, this.#pumpOwner())

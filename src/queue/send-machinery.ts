@@ -15,8 +15,8 @@ import { RateGate } from './rate-gate'
 export interface MachineryHooks {
   /** Whether work could start now but for a free slot: the limit grows only then. */
   hasWorkForSlot(): boolean
-  /** Starts what a freed slot, an open rate gate or a due probe allows. */
-  pump(): void
+  /** Wakes the request pump: a freed slot, an open rate gate or a due probe may start a request. */
+  wake(): void
   retry(info: RetryInfo): void
   /** The outage breaker opened: what waits fails with `error`. */
   opened(error: ServiceUnavailableError): void
@@ -60,7 +60,7 @@ export class SendMachinery {
   }
 
   get rate(): RateGate {
-    return (this.#rate ??= new RateGate(this.#options.maxRequestsPerSecond, this.#timers, () => this.#hooks.pump()))
+    return (this.#rate ??= new RateGate(this.#options.maxRequestsPerSecond, this.#timers, () => this.#hooks.wake()))
   }
 
   /** The outage breaker, once the instance has sent; undefined before. */
@@ -98,9 +98,9 @@ export class SendMachinery {
         if (path === '/v1/batch') this.batchLimit.report(signal, startedMs, Date.now(), this.#lanes.hasFullBatch(MAX_BATCH_BYTES))
       },
       rate: () => this.rate,
-      pump: () => hooks.pump(),
+      wake: () => hooks.wake(),
       onRetry: (info) => hooks.retry(info),
-      outage: { opened: (error) => hooks.opened(error), closed: (downMs) => hooks.closed(downMs), probeDue: () => hooks.pump() },
+      outage: { opened: (error) => hooks.opened(error), closed: (downMs) => hooks.closed(downMs), probeDue: () => hooks.wake() },
       keepsOnDisk: this.#keepsOnDisk,
     })
     this.#outage = outage

@@ -295,6 +295,22 @@ describe('memory, listeners and closing', () => {
     expect((await post(collector.url, '/v1/track', { userId: 'u', event: 'E' })).status).toBe(200)
   })
 
+  it("tells a listener's throw to the error listeners, and the other listeners still get the record", async () => {
+    const errors: Error[] = []
+    const seen: unknown[] = []
+    const bug = new Error('listener bug')
+    collector.on('error', (err) => errors.push(err))
+    collector.on('message', () => {
+      throw bug
+    })
+    collector.on('message', (record) => seen.push(record.message.event))
+    expect((await post(collector.url, '/v1/track', { userId: 'u', event: 'E' })).status).toBe(200)
+    expect(seen).toEqual(['E'])
+    expect(errors).toHaveLength(1)
+    expect(errors[0].cause).toBe(bug)
+    expect(errors[0].message).toContain("'message' listener threw")
+  })
+
   it('waitForMessages resolves once enough messages have arrived', async () => {
     const waiting = collector.waitForMessages(2)
     await post(collector.url, '/v1/identify', { userId: 'u1' })
