@@ -42,7 +42,8 @@ export function failureReason(error: Error): string {
   if (error instanceof ServiceUnavailableError) return 'service_unavailable'
   if (!(error instanceof DeliveryError)) return 'error'
   if (error.status !== undefined) return String(error.status)
-  return error.reason === 'timeout' ? 'timeout' : 'network'
+  // Out of time (`expired`) after an attempt that timed out is a timeout too.
+  return error.reason === 'timeout' || error.cause instanceof AttemptTimeout ? 'timeout' : 'network'
 }
 
 /** Why a request is retried, for `stats().retriedBy`: the HTTP status, `timeout` or `network`. Pure. */

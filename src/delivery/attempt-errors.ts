@@ -37,13 +37,22 @@ export function gaveUp(url: string, last: LastAttempt, isPoison: boolean): Deliv
   )
 }
 
-/** The error of a request to `url` with no time left for a retry within `limitMs` (maxRetryTime). */
-export function outOfTime(url: string, limitMs: number, attempts: number): DeliveryError {
+/**
+ * The error of a request to `url` with no time left for a retry within `limitMs` (maxRetryTime):
+ * its `reason` is `expired`; the last attempt's status, answer and error, when there was one, are
+ * its `status`, `body` and `cause`.
+ */
+export function outOfTime(url: string, limitMs: number, last: LastAttempt | undefined): DeliveryError {
+  const attempts = last?.attempts ?? 0
+  const said =
+    last === undefined
+      ? ''
+      : `; the last answer: ${last.status === undefined ? (last.error?.message ?? 'none') : answered(last.status, last.said)}`
   return new DeliveryError(
-    `${url}: no time left for a retry within maxRetryTime (${limitMs} ms from the oldest message's call; gave up after ${attemptsText(attempts)})`,
-    undefined,
+    `${url}: no time left for a retry within maxRetryTime (${limitMs} ms from the oldest message's call; gave up after ${attemptsText(attempts)}${said})`,
+    last?.status,
     attempts,
-    { reason: 'expired', url },
+    { reason: 'expired', url, body: last?.said, cause: last?.error },
   )
 }
 

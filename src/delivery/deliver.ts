@@ -1,5 +1,5 @@
 import { AttemptTimeout, DeliveryError, type ServiceUnavailableError } from '../core/errors'
-import { answered, gaveUp, givenUp, outOfTime } from './attempt-errors'
+import { answered, gaveUp, givenUp, outOfTime, type LastAttempt } from './attempt-errors'
 import type { AttemptSignal } from '../flow-control/in-flight-limit'
 import { setUnrefTimeout } from '../platform/timers'
 import type { AttemptVerdict } from '../flow-control/breaker'
@@ -117,6 +117,7 @@ export async function deliverRequest(
   const { sinceMs, isProbe } = request
   let trouble = request.trouble
   let failures = 0
+  let last: LastAttempt | undefined
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
       const outage = ctx.outage(path)
@@ -134,7 +135,7 @@ export async function deliverRequest(
     const budgetMs = attempt === 0 ? ctx.policy.maxTotalMs : ctx.policy.maxTotalMs - (startedMs - sinceMs)
     if (budgetMs <= 0) {
       release?.()
-      throw outOfTime(`${ctx.host}${path}`, ctx.policy.maxTotalMs, attempt)
+      throw outOfTime(`${ctx.host}${path}`, ctx.policy.maxTotalMs, last)
     }
     const timeoutMs = Math.max(1, Math.min(ctx.timeoutMs, budgetMs))
     let signal: AttemptSignal = 'neutral'
@@ -193,6 +194,7 @@ export async function deliverRequest(
     if (outage !== undefined) throw outage
     const delayMs = nextRetryDelayMs(attempt, ctx.now() - sinceMs, retryAfterMs, ctx.policy, ctx.random)
     const failure = { status, said, error, attempts: attempt + 1 }
+    last = failure
     // With no retry left (or no time), a batch problem splits at once: the halves each make a first
     // attempt, as every request does, rather than the whole batch failing with what one message did.
     const halves =

@@ -49,6 +49,28 @@ describe('deliverRequest', () => {
     expect((error as TimeoutError).message).toMatch(/closeAndFlush timeout/)
   })
 
+  it('out of time after a 503: reason expired, with the 503 and what the service said as fields', async () => {
+    let nowMs = 0
+    const ctx = context({
+      transport: { acceptsBytes: false, send: () => Promise.resolve({ status: 503, retryAfter: null, body: 'busy' }) },
+      policy: { maxRetries: 10, baseMs: 10, capMs: 10, maxTotalMs: 500 },
+      // Each wait before a retry takes 400 ms: the third attempt finds no time left in the 500 ms budget.
+      now: () => nowMs,
+      sleep: () => {
+        nowMs += 400
+        return Promise.resolve()
+      },
+    })
+    const error = (await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal, REQUEST).catch(
+      (err: unknown) => err,
+    )) as DeliveryError
+    expect(error).toBeInstanceOf(DeliveryError)
+    expect(error.reason).toBe('expired')
+    expect(error.status).toBe(503)
+    expect(error.attempts).toBeGreaterThan(0)
+    expect(error.message).toMatch(/no time left for a retry within maxRetryTime .*the last answer: 503/)
+  })
+
   it('reports each attempt to the limiter: overload for a 503, success for a 200', async () => {
     const signals: string[] = []
     let calls = 0

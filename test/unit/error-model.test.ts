@@ -1,6 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { AttemptTimeout, DeliveryError, EventrailError, isEventrailError, ServiceUnavailableError, ValidationError } from '../../src/core/errors'
+import {
+  AttemptTimeout,
+  DeliveryError,
+  EventrailError,
+  isEventrailError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../../src/core/errors'
 import { failureReason } from '../../src/client/outcome-reasons'
 
 // Issue 34, "Errors as data": why a delivery failed is a field; nothing in src/ tells errors apart
@@ -50,6 +57,13 @@ describe('the error model', () => {
     ['an attempt timeout', new DeliveryError('x', undefined, 3, { cause: new AttemptTimeout('timed out') }), 'timeout', 'timeout'],
     ['no answer', new DeliveryError('x', undefined, 3, { cause: new Error('ECONNRESET') }), 'network', 'network'],
     ['an expiry', new DeliveryError('x', undefined, 1, { reason: 'expired' }), 'expired', 'network'],
+    ['an expiry after a 503', new DeliveryError('x', 503, 2, { reason: 'expired' }), 'expired', '503'],
+    [
+      'an expiry after a timeout',
+      new DeliveryError('x', undefined, 2, { reason: 'expired', cause: new AttemptTimeout('t') }),
+      'expired',
+      'timeout',
+    ],
     ['an outage', new ServiceUnavailableError('x', 503), 'outage', 'service_unavailable'],
   ])('a DeliveryError of %s says why as a field', (_name, error, reason, counted) => {
     expect(error.reason).toBe(reason)
