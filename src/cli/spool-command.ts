@@ -18,6 +18,7 @@ export interface SpoolCommandIo {
 }
 
 const count = (n: number): string => n.toLocaleString('en-US')
+const plural = (n: number, noun: string): string => `${count(n)} ${noun}${n === 1 ? '' : 's'}`
 
 /**
  * `eventrail spool inspect|verify|export|purge DIR`: looks after a disk spool. Resolves with the
@@ -82,9 +83,9 @@ async function run(o: SpoolCommandOptions, fs: SpoolFs, io: SpoolCommandIo): Pro
 }
 
 function describePlan(plan: PurgePlan, dir: string): string {
-  if (plan.files.length > 0) return `${count(plan.records)} dead letters (${plan.files.join(', ')}; ${count(plan.bytes)} bytes) in ${dir}`
+  if (plan.files.length > 0) return `${plural(plan.records, 'dead letter')} (${plan.files.join(', ')}; ${count(plan.bytes)} bytes) in ${dir}`
   const parts = plan.parts.length === 1 ? `1 part (${plan.parts[0]})` : `${plan.parts.length} parts`
-  return `${count(plan.records)} waiting records, ${count(plan.bytes)} bytes, in ${parts} of ${dir} whose client is gone`
+  return `${plural(plan.records, 'waiting record')}, ${count(plan.bytes)} bytes, in ${parts} of ${dir} whose client is gone`
 }
 
 // One line from the terminal: "y" or "yes" (any case) agrees; anything else, or its end, does not.
