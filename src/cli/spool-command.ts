@@ -1,11 +1,11 @@
 import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
 import { hostOption } from '../config/option-rules'
-import { realFs, type SpoolFs } from '../durability/spool/files'
-import { tenantOf } from '../durability/spool/parts'
+import { loadSpoolModule, type SpoolModuleType } from '../durability/spool-load'
+import type { SpoolFs } from '../durability/spool/index'
 import { parseSpoolArgs, SPOOL_USAGE, type SpoolCommandOptions } from './spool-args'
-import { exportRejected, exportWaiting } from './spool-export'
-import { planPurge, purge, type PurgePlan } from './spool-purge'
+import { exportRecords } from './spool-export'
+import { planPurge, type PurgePlan } from './spool-plan'
 import { buildReport, damageOf, renderInspect, renderVerify } from './spool-report'
 
 /** The process's streams, as `eventrail spool` uses them. */
@@ -36,9 +36,10 @@ export async function runSpoolCommand(argv: readonly string[], io: SpoolCommandI
     return 2
   }
   const o = args.options
-  const fs = io.fs ?? realFs
   try {
-    return await run(o, fs, io)
+    // The spool's own code, as a client loads it: its readers, trust checks and file format.
+    const spool = loadSpoolModule()
+    return await run(o, spool, io.fs ?? spool.realFs, io)
   } catch (err) {
     // A directory that is not there, not a directory, or that a client would not trust (its
     // message says what to do: chmod 700, or a directory of your own).
@@ -47,9 +48,9 @@ export async function runSpoolCommand(argv: readonly string[], io: SpoolCommandI
   }
 }
 
-async function run(o: SpoolCommandOptions, fs: SpoolFs, io: SpoolCommandIo): Promise<number> {
-  if (o.action === 'export') return exportCommand(o, fs, io)
-  const report = buildReport(fs, o.dir)
+async function run(o: SpoolCommandOptions, spool: SpoolModuleType, fs: SpoolFs, io: SpoolCommandIo): Promise<number> {
+  if (o.action === 'export') return exportCommand(o, spool, fs, io)
+  const report = buildReport(spool, fs, o.dir)
   if (o.action === 'inspect') {
     io.stdout.write(o.json ? `${JSON.stringify(report)}\n` : renderInspect(report))
     return 0
@@ -76,7 +77,7 @@ async function run(o: SpoolCommandOptions, fs: SpoolFs, io: SpoolCommandIo): Pro
       return 1
     }
   }
-  const left = purge(fs, o.dir, plan)
+  const left = spool.purge(fs, o.dir, plan)
   for (const line of left) io.stderr.write(`eventrail spool purge: not deleted: ${line}\n`)
   io.stdout.write(`Deleted ${what}${left.length > 0 ? `, but for ${left.length}` : ''}.\n`)
   return left.length === 0 ? 0 : 1
@@ -105,9 +106,9 @@ function confirm(io: SpoolCommandIo, question: string): Promise<boolean> {
   })
 }
 
-async function exportCommand(o: SpoolCommandOptions, fs: SpoolFs, io: SpoolCommandIo): Promise<number> {
-  const tenant = o.writeKey === undefined ? undefined : tenantOf(o.writeKey, hostOption(o.host))
-  const counted = o.rejected ? await exportRejected(fs, o.dir, io.stdout, tenant) : await exportWaiting(fs, o.dir, io.stdout, tenant)
+async function exportCommand(o: SpoolCommandOptions, spool: SpoolModuleType, fs: SpoolFs, io: SpoolCommandIo): Promise<number> {
+  const tenant = o.writeKey === undefined ? undefined : spool.tenantOf(o.writeKey, hostOption(o.host))
+  const counted = await exportRecords(spool, fs, o.dir, io.stdout, { tenant, rejected: o.rejected })
   const what = o.rejected ? 'dead letters' : 'waiting records'
   io.stderr.write(`eventrail spool export: ${count(counted.records)} ${what} written from ${o.dir} (nothing was deleted)\n`)
   if (counted.tenants.size > 1)

@@ -1,6 +1,5 @@
-import type { SpoolFs } from '../durability/spool/files'
-import { readRejected } from '../durability/spool/rejected'
-import { surveySpool, type PartSurvey } from '../durability/spool/survey'
+import type { SpoolModuleType } from '../durability/spool-load'
+import type { PartSurvey, SpoolFs } from '../durability/spool/index'
 
 /** A tenant's dead letters, as `inspect` shows them. */
 export interface RejectedSummary {
@@ -28,10 +27,13 @@ export interface SpoolReport {
   readonly totals: { readonly parts: number; readonly waiting: number; readonly bytes: number; readonly torn: number; readonly rejected: number }
 }
 
-/** Looks at the spool directory `dir` (read only). @throws UntrustedDirError, or a file-system error for a directory that is not there. */
-export function buildReport(fs: SpoolFs, dir: string): SpoolReport {
-  const parts = surveySpool(fs, dir)
-  const rejected = readRejected(fs, dir).map((set): RejectedSummary => {
+/**
+ * Looks at the spool directory `dir` (read only) with the spool's own readers (`spool`, the
+ * module a client loads). @throws UntrustedDirError, or a file-system error for a directory that is not there.
+ */
+export function buildReport(spool: SpoolModuleType, fs: SpoolFs, dir: string): SpoolReport {
+  const parts = spool.surveySpool(fs, dir)
+  const rejected = spool.readRejected(fs, dir).map((set): RejectedSummary => {
     const byStatus: Record<string, number> = {}
     for (const entry of set.entries) {
       const key = entry.status === null ? 'none' : String(entry.status)

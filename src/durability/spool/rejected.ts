@@ -1,4 +1,5 @@
 import { appendFile, closeQuietly, readFile, writeAll, type SpoolFs } from './files'
+import { verifyRoot } from './parts'
 
 /**
  * Dead letters, kept (`spool: { keepRejected }`): messages the service refused for good (400, 413
@@ -160,8 +161,10 @@ export interface RejectedSet extends RejectedRun {
 /**
  * The dead letters of `root`, a set per tenant, oldest first. Read as the spool reads its files
  * (`readFile`: no link followed, only this user's regular files of a bounded size).
+ * @throws UntrustedDirError when the directory may not be trusted (as a client would refuse it).
  */
 export function readRejected(fs: SpoolFs, root: string): RejectedSet[] {
+  verifyRoot(fs, root)
   let names: string[]
   try {
     names = fs.readdirSync(root).filter((name) => REJECTED_NAME.test(name))

@@ -132,3 +132,30 @@ export function surveySegment(fs: SpoolFs, path: string, root: string, onWaiting
   }
   return { file, bytes: data.length, records: run.ordinal, acked: ackedCount, waiting, torn: run.skipped, cutOff: run.bad, invalid }
 }
+
+/**
+ * The records that wait in the spool `root`, a segment at a time (at most 4 MiB of text), in the
+ * order a client would send them; only those of `tenant` when given. Read as a client taking the
+ * parts over would read them (a part whose owner cannot be read says whose it is to nobody, and
+ * is not read), but nothing is taken over, acked or deleted.
+ * @throws UntrustedDirError when the directory may not be trusted.
+ */
+export function* waitingRecords(fs: SpoolFs, root: string, tenant?: string): Generator<{ readonly tenant: string; readonly texts: string[] }> {
+  verifyRoot(fs, root)
+  const names = fs
+    .readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name.startsWith('part-'))
+    .map((d) => d.name)
+    .sort()
+  for (const name of names) {
+    const path = `${root}/${name}`
+    if (!isTrusted(fs, path)) continue
+    const owner = readOwner(fs, path)
+    if (owner === undefined || (tenant !== undefined && owner.tenant !== tenant)) continue
+    for (const file of segmentsOf(fs, path)) {
+      const texts: string[] = []
+      surveySegment(fs, file, root, (record) => texts.push(record.text))
+      if (texts.length > 0) yield { tenant: owner.tenant, texts }
+    }
+  }
+}

@@ -1,57 +1,22 @@
-import type { SpoolFs } from '../durability/spool/files'
-import { readFile } from '../durability/spool/files'
-import { SEGMENT_MAGIC } from '../durability/spool/frame'
-import { REJECTED_NAME } from '../durability/spool/rejected'
-import type { SpoolReport } from './spool-report'
+import { readFile, type SpoolFs } from './files'
+import { SEGMENT_MAGIC } from './frame'
+import { REJECTED_NAME } from './rejected'
 
-/** What `purge` would delete: the parts whose client is gone, or the dead-letter files. */
-export interface PurgePlan {
+/** What `eventrail spool purge` deletes: parts of `root` (their names) and dead-letter files. */
+export interface PurgeTargets {
   readonly parts: readonly string[]
   readonly files: readonly string[]
-  readonly records: number
-  readonly bytes: number
-  /** Parts left alone, with why. */
-  readonly kept: readonly string[]
 }
 
 /**
- * What `purge` deletes in the directory of `report`: with `rejected`, the dead-letter files; else
- * the parts whose client is gone (on this host: its pid is not running). The part of a client
- * that is alive, or of another host (whose clock this one cannot judge), or whose owner cannot be
- * read, stays: deleting under a running client would lose what it is sending.
- */
-export function planPurge(report: SpoolReport, rejected: boolean): PurgePlan {
-  if (rejected) {
-    const files = report.rejected.flatMap((r) => r.files)
-    return {
-      parts: [],
-      files,
-      records: report.rejected.reduce((n, r) => n + r.kept, 0),
-      bytes: report.rejected.reduce((n, r) => n + r.bytes, 0),
-      kept: [],
-    }
-  }
-  const gone = report.parts.filter((p) => p.owner?.state === 'gone')
-  const kept = report.parts
-    .filter((p) => p.owner?.state !== 'gone')
-    .map((p) => `${p.name} (${p.owner === undefined ? 'its owner cannot be read' : p.owner.state === 'alive' ? 'its client is alive' : `its client is on ${p.owner.host}`})`)
-  return {
-    parts: gone.map((p) => p.name),
-    files: [],
-    records: gone.reduce((n, p) => n + p.waiting, 0),
-    bytes: gone.reduce((n, p) => n + p.bytes, 0),
-    kept,
-  }
-}
-
-/**
- * Deletes what `plan` names in `dir`; returns what could not be deleted. A part is first renamed
+ * Deletes the parts and dead-letter files of `dir` that `plan` names (`eventrail spool purge`,
+ * which chose them: parts whose client is gone); returns what could not be deleted. A part is first renamed
  * out of the clients' way (`purged-<name>`: a rename succeeds once, so a client taking the part
  * over at the same moment either has it whole or never sees it), then only the files the spool
  * writes are deleted in it (segments, ack files, owner files): anything else stays, and so does
  * the directory that holds it.
  */
-export function purge(fs: SpoolFs, dir: string, plan: PurgePlan): string[] {
+export function purge(fs: SpoolFs, dir: string, plan: PurgeTargets): string[] {
   const left: string[] = []
   for (const name of plan.files) {
     if (!REJECTED_NAME.test(name)) continue
