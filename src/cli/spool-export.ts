@@ -10,9 +10,17 @@ export interface ExportCount {
 }
 
 // Lines are written a segment at a time (at most 4 MiB), waiting for the reader when it is slower.
+// A reader that went away (`| head`) ends the export: its stream closes, and no drain comes.
 async function writeLines(out: Writable, lines: readonly string[]): Promise<void> {
-  if (lines.length === 0) return
-  if (!out.write(`${lines.join('\n')}\n`)) await new Promise<void>((resolve) => out.once('drain', resolve))
+  if (lines.length === 0 || out.destroyed) return
+  if (out.write(`${lines.join('\n')}\n`)) return
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      for (const event of ['drain', 'close', 'error']) out.off(event, done)
+      resolve()
+    }
+    for (const event of ['drain', 'close', 'error']) out.on(event, done)
+  })
 }
 
 /**

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream'
 import { Analytics, DeliveryError, ValidationError } from '../../src'
 import { runSpoolCommand } from '../../src/cli/spool-command'
 import { createCollector, type Collector } from '../../src/collector'
+import { sleep } from '../faults/fault-server'
 import { startJudgingServer, type JudgingServer } from '../faults/judging-server'
 import { trackMessage } from '../faults/outcomes'
 import { assertBuilt, startCli } from '../import/run-cli'
@@ -115,6 +116,26 @@ describe('keepRejected: messages refused for good are kept', () => {
     // The newest, in order.
     expect(ids).toEqual(messages.slice(60 - set.kept).map((m) => m.messageId))
   }, 30_000)
+
+  it('a message that keeps failing alone while the service takes the others is kept as poison', async () => {
+    server = await startJudgingServer((messages) => (messages.some((m) => m?.messageId === 'poison') ? 500 : 200))
+    const dir = tempDir()
+    const analytics = keep(new Analytics(KEY, { host: server.url, maxRetryTime: 3_000, spool: { dir, keepRejected: true }, errorHandler: () => undefined }))
+    // Steady traffic (as in poison.test.ts): the requests the service takes are the evidence that
+    // the failing batch, not the service, is the problem.
+    const pending: Array<Promise<Map<string, Error | undefined>>> = []
+    for (let tick = 0; tick < 15; tick++) {
+      pending.push(trackAll(analytics, Array.from({ length: 10 }, (_, i) => trackMessage(tick === 1 && i === 4 ? 'poison' : `p${tick}-${i}`))))
+      await sleep(100)
+    }
+    const failed = (await Promise.all(pending)).flatMap((m) => [...m].filter(([, err]) => err !== undefined).map(([id]) => id))
+    await analytics.closeAndFlush()
+    expect(failed).toEqual(['poison'])
+    expect(server.accepted.size).toBe(149)
+    const [file] = rejectedFiles(dir)
+    const lines = readFileSync(path.join(dir, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines.map((l) => [l.message.messageId, l.status, l.reason])).toEqual([['poison', 500, 'poison']])
+  }, 20_000)
 
   it('without keepRejected nothing is kept', async () => {
     server = await startJudgingServer(judge)

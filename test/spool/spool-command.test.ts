@@ -1,9 +1,10 @@
-import { chmodSync, lstatSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, lstatSync, readFileSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { createCollector, type Collector } from '../../src/collector'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
 import { assertBuilt, startCli, type Run } from '../import/run-cli'
-import { deadPart, filesUnder, frame, refusedUrl, runChild, segment, spoolTestFile, wireMessage } from './helpers'
+import { deadPart, filesUnder, frame, ownerJson, refusedUrl, ROOT, runChild, segment, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 32, part 4: `eventrail spool inspect|verify|export|purge` against spools left by a real
 // `kill -9` of a child process (the built package) writing to them, run as the real bin
@@ -169,6 +170,35 @@ describe('eventrail spool follows the spool’s trust rules', () => {
     }
   })
 
+  it('reads no owner file through a link or a FIFO, and no segment larger than the format allows; verify names them', async () => {
+    const dir = tempDir()
+    const tenant = { key: KEY, host: 'http://x' }
+    const linked = await deadPart(dir, { '000001.log': segment(frame(wireMessage('l1'))) }, tenant, 'linked00')
+    const elsewhere = path.join(tempDir(), 'owner.json')
+    writeFileSync(elsewhere, ownerJson(1, tenant))
+    unlinkSync(path.join(linked, 'owner.json'))
+    symlinkSync(elsewhere, path.join(linked, 'owner.json'))
+    const fifo = await deadPart(dir, { '000001.log': segment(frame(wireMessage('f1'))) }, tenant, 'fifo0000')
+    unlinkSync(path.join(fifo, 'owner.json'))
+    execFileSync('mkfifo', [path.join(fifo, 'owner.json')])
+    const big = await deadPart(dir, { '000001.log': segment(frame(wireMessage('b1'))) }, tenant, 'big00000')
+    truncateSync(path.join(big, '000001.log'), 5 * 1024 * 1024)
+
+    const report = JSON.parse((await spool(['inspect', '--json', dir])).stdout)
+    const byName = Object.fromEntries(report.parts.map((p: any) => [p.name.split('-').pop(), p]))
+    expect(byName.linked00.problem).toContain('owner file cannot be read')
+    expect(byName.fifo0000.problem).toContain('owner file cannot be read')
+    expect(byName.big00000.segments[0].problem).toContain('has 5242880 bytes')
+    // Shown (their records are whole), though no client will send them.
+    expect(report.totals.waiting).toBe(2)
+    const verified = await spool(['verify', dir])
+    expect(verified.code).toBe(1)
+    expect(verified.stdout).toContain('part-')
+    expect(verified.stdout).toContain('has 5242880 bytes')
+    // A part whose owner cannot be read says whose it is to nobody: a client never sends it, nor does export.
+    expect(idsOf((await spool(['export', dir])).stdout)).toEqual([])
+  })
+
   it('export --write-key writes only the records of that key and host', async () => {
     const dir = tempDir()
     await deadPart(dir, { '000001.log': segment(frame(wireMessage('a1'))) }, { key: 'key-a', host: 'http://a.test' }, 'aaaaaaaa')
@@ -188,5 +218,17 @@ describe('eventrail spool follows the spool’s trust rules', () => {
     const run = await startCli(tempDir(), ['spool', ...args]).done
     expect(run.code).toBe(2)
     expect(run.stderr).toContain(message)
+  })
+})
+
+describe('eventrail spool is loaded only by its command', () => {
+  it('dist/cli.js imports its chunk with import(), not at start: eventrail dev and import do not load it', () => {
+    const cli = readFileSync(path.join(ROOT, 'dist', 'cli.js'), 'utf8')
+    const chunk = /import\('\.\/(spool-command-[\w-]+\.js)'\)/.exec(cli)?.[1]
+    expect(chunk).toBeDefined()
+    const staticImports = cli.split('\n').filter((line) => /^import\b/.test(line))
+    expect(staticImports.filter((line) => line.includes('spool-command'))).toEqual([])
+    // Nor does the library's entry point.
+    expect(readFileSync(path.join(ROOT, 'dist', 'index.js'), 'utf8')).not.toContain('spool-command')
   })
 })
