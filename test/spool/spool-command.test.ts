@@ -209,6 +209,13 @@ describe('eventrail spool follows the spool’s trust rules', () => {
     expect(idsOf((await spool(['export', '--write-key', 'key-b', '--host', 'http://a.test', dir])).stdout)).toEqual(['b1'])
   })
 
+  it('eventrail --help lists the command, and eventrail help spool shows its actions', async () => {
+    expect((await startCli(tempDir(), ['--help']).done).stdout).toContain('spool     look after a disk spool')
+    const help = await startCli(tempDir(), ['help', 'spool']).done
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/inspect DIR[\s\S]*verify DIR[\s\S]*export DIR[\s\S]*purge DIR/)
+  })
+
   it.each([
     [['frob', '/tmp'], 'unknown action "frob"'],
     [['inspect'], 'needs the spool'],
