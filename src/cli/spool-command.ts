@@ -111,6 +111,10 @@ async function exportCommand(o: SpoolCommandOptions, spool: SpoolModuleType, fs:
   const counted = await exportRecords(spool, fs, o.dir, io.stdout, { tenant, rejected: o.rejected })
   const what = o.rejected ? 'dead letters' : 'waiting records'
   io.stderr.write(`eventrail spool export: ${count(counted.records)} ${what} written from ${o.dir} (nothing was deleted)\n`)
+  if (counted.ofLiveClients > 0)
+    io.stderr.write(
+      `eventrail spool export: ${count(counted.ofLiveClients)} of them belong to a client that is alive (or on another host): it may send them too, with the same messageId, which the service de-duplicates\n`,
+    )
   if (counted.tenants.size > 1)
     io.stderr.write(
       `eventrail spool export: they were accepted under ${counted.tenants.size} write keys or hosts: import each with its own key (--write-key KEY [--host URL] picks one)\n`,

@@ -7,6 +7,8 @@ export interface ExportCount {
   readonly records: number
   /** The tenants (write key and host digests) of what was written: more than one must not be imported with one key. */
   readonly tenants: ReadonlySet<string>
+  /** Of the records, those of a client that is alive (or on another host): it may send them too. */
+  readonly ofLiveClients: number
 }
 
 // Lines are written a segment at a time (at most 4 MiB), waiting for the reader when it is slower.
@@ -37,18 +39,20 @@ export async function exportRecords(
   options: { readonly tenant: string | undefined; readonly rejected: boolean },
 ): Promise<ExportCount> {
   let records = 0
+  let ofLiveClients = 0
   const tenants = new Set<string>()
   const { tenant } = options
   const runs = options.rejected
     ? spool
         .readRejected(fs, dir)
         .filter((set) => tenant === undefined || set.tenant === tenant)
-        .map((set) => ({ tenant: set.tenant, texts: set.entries.map((entry) => JSON.stringify(entry.message)) }))
+        .map((set) => ({ tenant: set.tenant, texts: set.entries.map((entry) => JSON.stringify(entry.message)), isAlive: false }))
     : spool.waitingRecords(fs, dir, tenant)
   for (const run of runs) {
     await writeLines(out, run.texts)
     records += run.texts.length
+    if (run.isAlive) ofLiveClients += run.texts.length
     if (run.texts.length > 0) tenants.add(run.tenant)
   }
-  return { records, tenants }
+  return { records, tenants, ofLiveClients }
 }

@@ -140,6 +140,10 @@ describe('eventrail spool purge', () => {
 
     const report = JSON.parse((await spool(['inspect', '--json', dir])).stdout)
     expect(report.parts.map((p: any) => p.owner.state).sort()).toEqual(['alive', 'gone'])
+    // Export reads the live client's part too, and says that it may send those records itself.
+    const exported = await spool(['export', dir])
+    expect(idsOf(exported.stdout)).toHaveLength(12)
+    expect(exported.stderr).toContain('10 of them belong to a client that is alive')
     const before = snapshot(dir)
     const refused = await spool(['purge', dir])
     expect(refused.code).toBe(2)

@@ -140,7 +140,11 @@ export function surveySegment(fs: SpoolFs, path: string, root: string, onWaiting
  * is not read), but nothing is taken over, acked or deleted.
  * @throws UntrustedDirError when the directory may not be trusted.
  */
-export function* waitingRecords(fs: SpoolFs, root: string, tenant?: string): Generator<{ readonly tenant: string; readonly texts: string[] }> {
+export function* waitingRecords(
+  fs: SpoolFs,
+  root: string,
+  tenant?: string,
+): Generator<{ readonly tenant: string; readonly texts: string[]; readonly isAlive: boolean }> {
   verifyRoot(fs, root)
   const names = fs
     .readdirSync(root, { withFileTypes: true })
@@ -152,10 +156,12 @@ export function* waitingRecords(fs: SpoolFs, root: string, tenant?: string): Gen
     if (!isTrusted(fs, path)) continue
     const owner = readOwner(fs, path)
     if (owner === undefined || (tenant !== undefined && owner.tenant !== tenant)) continue
+    // A live client (or one on another host) may send these records itself too.
+    const isAlive = ownerState(fs, path, owner).state !== 'gone'
     for (const file of segmentsOf(fs, path)) {
       const texts: string[] = []
       surveySegment(fs, file, root, (record) => texts.push(record.text))
-      if (texts.length > 0) yield { tenant: owner.tenant, texts }
+      if (texts.length > 0) yield { tenant: owner.tenant, texts, isAlive }
     }
   }
 }
