@@ -6,8 +6,7 @@ import type { Serialized } from '../../message/serialize'
 import type { Callback } from '../../core/types'
 import { tellKept } from '../../queue/kept-notice'
 import { recordProblem } from './record-check'
-import { realFs } from './files'
-import { RejectedFile } from './rejected'
+import { rejectedFileOf, type RejectedFile } from './rejected'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
 import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 
@@ -15,9 +14,6 @@ import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 function isPoison(error: Error | undefined): boolean {
   return error !== undefined && (error as Error & { readonly isPoison?: unknown }).isPoison === true
 }
-
-// A queued message's wire JSON (see `Serialized`: fields in front of the JSON's own, when it has a head).
-const textOf = (entry: QueuedEntry): string => (entry.head === undefined ? entry.json : entry.head + entry.json.slice(1))
 
 /** Messages read back from the disk at a time. */
 const PAGE_RECORDS = 20_000
@@ -48,9 +44,7 @@ export class SpoolFlow implements Durability {
     this.#settings = settings
     this.#host = host
     this.#deps = deps
-    const { keepRejected } = settings
-    this.#rejected =
-      keepRejected && new RejectedFile(settings.fs ?? realFs, settings.dir.replace(/\/+$/, '') || '/', settings.tenant, keepRejected.maxBytes)
+    this.#rejected = rejectedFileOf(settings)
     this.#spool = new Spool(settings, {
       // After the call: a disk that refuses the constructor's writes is heard by listeners added after it.
       unavailable: (code, message) => {
@@ -257,7 +251,7 @@ export class SpoolFlow implements Durability {
     this.#replayedTotal += replayed
     // Refused for good: a copy goes to the dead-letter file, when kept, before the record is acked
     // (only in a directory the spool trusts and uses: it has a part there).
-    if (ack && error !== undefined && this.#spool.part !== undefined) this.#rejected?.keep(entries.map(textOf), error)
+    if (ack && error !== undefined && this.#spool.part !== undefined) this.#rejected?.keep(entries, error)
     if (ack) this.#spool.ack(refs)
     else this.#spool.keep(refs, keptBytes)
     return replayed

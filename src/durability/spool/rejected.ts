@@ -1,5 +1,6 @@
-import { appendFile, closeQuietly, readFile, writeAll, type SpoolFs } from './files'
+import { appendFile, closeQuietly, readFile, realFs, writeAll, type SpoolFs } from './files'
 import { verifyRoot } from './parts'
+import type { SpoolSettings } from './spool'
 
 /**
  * Dead letters, kept (`spool: { keepRejected }`): messages the service refused for good (400, 413
@@ -40,6 +41,19 @@ export function refusalOf(error: Error): Refusal {
   }
 }
 
+/** A queued message as the dead-letter file takes it: its wire JSON is `head + json.slice(1)` when it has a head (see `Serialized`). */
+export interface RefusedMessage {
+  readonly head?: string | undefined
+  readonly json: string
+}
+
+/** The dead-letter file of a spool client, when its settings keep them (`keepRejected`). */
+export function rejectedFileOf(settings: SpoolSettings): RejectedFile | undefined {
+  const { keepRejected } = settings
+  if (keepRejected === undefined) return undefined
+  return new RejectedFile(settings.fs ?? realFs, settings.dir.replace(/\/+$/, '') || '/', settings.tenant, keepRejected.maxBytes)
+}
+
 /** A tenant's dead-letter file, appended to by this client. */
 export class RejectedFile {
   readonly #fs: SpoolFs
@@ -55,17 +69,20 @@ export class RejectedFile {
   }
 
   /**
-   * Appends the messages (their wire JSON texts) refused with `error`; false when the disk refused
-   * (a dead letter is a copy kept for a person to look at: its loss never fails a message).
+   * Appends the messages refused with `error`; false when the disk refused (a dead letter is a
+   * copy kept for a person to look at: its loss never fails a message).
    */
-  keep(texts: readonly string[], error: Error): boolean {
-    if (texts.length === 0) return true
+  keep(messages: readonly RefusedMessage[], error: Error): boolean {
+    if (messages.length === 0) return true
     const why = refusalOf(error)
     const head =
       `{"at":${JSON.stringify(new Date().toISOString())},"status":${why.status ?? 'null'},"reason":${JSON.stringify(why.reason)},` +
       `"error":${JSON.stringify(why.error)},"body":${why.body === undefined ? 'null' : JSON.stringify(why.body)},"message":`
     let ok = true
-    for (const text of texts) ok = this.#append(Buffer.from(`${head}${text}}\n`, 'utf8')) && ok
+    for (const m of messages) {
+      const text = m.head === undefined ? m.json : m.head + m.json.slice(1)
+      ok = this.#append(Buffer.from(`${head}${text}}\n`, 'utf8')) && ok
+    }
     return ok
   }
 
