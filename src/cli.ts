@@ -4,7 +4,8 @@ import { runDev, stopLine } from './collector/dev'
 import { readPlanFile } from './collector/plan-file'
 import { VERSION } from './core/version'
 
-// The `eventrail` bin: `eventrail dev`, the local collector and its debugger, and `eventrail import`.
+// The `eventrail` bin: `eventrail dev`, the local collector and its debugger, `eventrail import`
+// and `eventrail spool`.
 
 /** What `eventrail --help` (or `eventrail` alone) prints: every command, one line each, and examples. */
 export const COMMANDS_USAGE = `Usage: eventrail <command> [options]
@@ -12,10 +13,12 @@ export const COMMANDS_USAGE = `Usage: eventrail <command> [options]
 Commands:
   dev       run a local collector and its debugger page: see what your app sends
   import    send a file of JSON lines (an export, .gz, or -) to the service, resumably
+  spool     look after a disk spool: inspect, verify, export (for import), purge
 
 Examples:
   eventrail dev                                       then open http://127.0.0.1:4040/
   eventrail import events.jsonl --write-key KEY       --resume continues after Ctrl+C
+  eventrail spool inspect /var/lib/app/analytics      what waits there, and whose
 
 "eventrail <command> --help" shows the options of a command.
 
@@ -24,7 +27,7 @@ Options:
   -v, --version   show the version
 `
 
-const COMMANDS = ['dev', 'import']
+const COMMANDS = ['dev', 'import', 'spool']
 
 // A reader that goes away (`eventrail import … | head`, a closed terminal) ends the output, not the
 // command: Node reports the closed pipe as an 'error' event on the stream, which unheard would
@@ -39,13 +42,18 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runImportCommand } = await import('./import/command')
     return runImportCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin })
   }
+  if (argv[0] === 'spool') {
+    // Loaded only for this command, as import is: the spool's readers cost the others nothing.
+    const { runSpoolCommand } = await import('./cli/spool-command')
+    return runSpoolCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin })
+  }
   if (argv.length === 0) {
     process.stderr.write(`eventrail: a command is required\n\n${COMMANDS_USAGE}`)
     return 2
   }
   const first = argv[0]
   if (!first.startsWith('-') && !COMMANDS.includes(first)) {
-    process.stderr.write(`eventrail: unknown command "${first}": the commands are ${COMMANDS.join(' and ')}\n\n${COMMANDS_USAGE}`)
+    process.stderr.write(`eventrail: unknown command "${first}": the commands are ${COMMANDS.slice(0, -1).join(', ')} and ${COMMANDS[COMMANDS.length - 1]}\n\n${COMMANDS_USAGE}`)
     return 2
   }
   const parsed = parseCliArgs(argv)

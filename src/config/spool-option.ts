@@ -20,6 +20,19 @@ export interface SpoolOptions {
    * @defaultValue 1 GiB
    */
   maxBytes?: number
+  /**
+   * Dead letters, kept: messages the service refuses for good (400, 413 for a message alone, 422,
+   * or one that keeps failing alone while others get through) are appended, with the status and
+   * reason, to a file of the spool directory (`rejected-<tenant>.jsonl`) instead of being gone.
+   * `true` keeps up to 8 MiB a write key and host; `{ maxBytes }` sets the bound (past it the oldest
+   * are dropped and counted). `eventrail spool inspect DIR` shows them, and
+   * `eventrail spool export --rejected DIR` writes them out for `eventrail import` once the cause
+   * is fixed. Their callbacks still get the error: a dead letter is a copy, not a retry.
+   * @defaultValue false
+   * @example
+   * new Analytics(key, { spool: { dir: '/var/lib/app/analytics', keepRejected: { maxBytes: 32 * 1024 * 1024 } } })
+   */
+  keepRejected?: boolean | { maxBytes?: number }
 }
 
 /** The `spool` option, checked. */
@@ -28,6 +41,8 @@ export interface ResolvedSpool {
   readonly maxBytes: number
   /** Tests only: a file system to use instead of `node:fs` (see `SPOOL_FS`). */
   readonly fs: unknown
+  /** The dead-letter file's bound; undefined when messages refused for good are not kept. */
+  readonly keepRejected: { readonly maxBytes: number } | undefined
 }
 
 /**
@@ -39,18 +54,25 @@ export const SPOOL_FS: unique symbol = Symbol.for('eventrail.spoolFs') as never
 
 const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 const MIN_MAX_BYTES = 1024 * 1024
+const SPOOL_FIELDS = ['dir', 'maxBytes', 'keepRejected']
+/** `keepRejected: true`: the dead-letter files of a write key and host take at most this. */
+export const DEFAULT_REJECTED_BYTES = 8 * 1024 * 1024
+// Two generations of at least 64 KiB each hold a message of 32 KB with its reason; at most what
+// the readers of the file read (`MAX_REJECTED_FILE_BYTES` a generation).
+const MIN_REJECTED_BYTES = 128 * 1024
+const MAX_REJECTED_BYTES = 512 * 1024 * 1024
 
 /** Checks the `spool` option; undefined when it is not given. */
 export function spoolOption(value: unknown): ResolvedSpool | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ValidationError('spool', 'must be an object: { dir, maxBytes? }', 'Analytics')
+    throw new ValidationError('spool', 'must be an object: { dir, maxBytes?, keepRejected? }', 'Analytics')
   }
   // Own fields only, each read once (see ownOptions): the checks below and the spool read this copy.
   const o = ownOptions(value, 'spool', 'Analytics') as Record<string | symbol, unknown>
   for (const key of Object.keys(o)) {
-    if (key !== 'dir' && key !== 'maxBytes')
-      throw new ValidationError(`spool.${key}`, 'is not an option of the spool (dir, maxBytes)', 'Analytics')
+    if (!SPOOL_FIELDS.includes(key))
+      throw new ValidationError(`spool.${key}`, `is not an option of the spool (${SPOOL_FIELDS.join(', ')})`, 'Analytics')
   }
   if (typeof o.dir !== 'string' || o.dir.trim() === '' || o.dir.includes('\0')) {
     throw new ValidationError('spool.dir', 'is required and must be the path of a directory (a non-empty string)', 'Analytics')
@@ -67,5 +89,25 @@ export function spoolOption(value: unknown): ResolvedSpool | undefined {
       'Analytics',
     )
   }
-  return Object.freeze({ dir: o.dir, maxBytes, fs: o[SPOOL_FS] })
+  return Object.freeze({ dir: o.dir, maxBytes, fs: o[SPOOL_FS], keepRejected: keepRejectedOption(o.keepRejected) })
+}
+
+function keepRejectedOption(value: unknown): { readonly maxBytes: number } | undefined {
+  if (value === undefined || value === false) return undefined
+  if (value === true) return Object.freeze({ maxBytes: DEFAULT_REJECTED_BYTES })
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ValidationError('spool.keepRejected', 'must be true, false or an object: { maxBytes? }', 'Analytics')
+  const o = ownOptions(value, 'spool.keepRejected', 'Analytics') as Record<string, unknown>
+  for (const key of Object.keys(o)) {
+    if (key !== 'maxBytes')
+      throw new ValidationError(`spool.keepRejected.${key}`, 'is not an option of keepRejected (maxBytes)', 'Analytics')
+  }
+  const maxBytes = o.maxBytes ?? DEFAULT_REJECTED_BYTES
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < MIN_REJECTED_BYTES || maxBytes > MAX_REJECTED_BYTES)
+    throw new ValidationError(
+      'spool.keepRejected.maxBytes',
+      `must be an integer from ${MIN_REJECTED_BYTES} (128 KiB) to ${MAX_REJECTED_BYTES} (512 MiB)`,
+      'Analytics',
+    )
+  return Object.freeze({ maxBytes })
 }

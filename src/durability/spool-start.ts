@@ -14,7 +14,14 @@ export interface SpoolReports {
  * error classes. Its records are sent with `writeKey` to `serviceHost` only.
  */
 export function startSpool(spool: ResolvedSpool, writeKey: string, serviceHost: string, host: SpoolHost, reports: SpoolReports): SpoolFlow {
-  const settings = { dir: spool.dir, maxBytes: spool.maxBytes, fs: spool.fs as SpoolFs | undefined, writeKey, host: serviceHost }
+  const settings = {
+    dir: spool.dir,
+    maxBytes: spool.maxBytes,
+    fs: spool.fs as SpoolFs | undefined,
+    keepRejected: spool.keepRejected,
+    writeKey,
+    host: serviceHost,
+  }
   return loadSpoolModule().createSpoolFlow(settings, host, {
     QueueFullError,
     SpoolError,

@@ -6,6 +6,7 @@ import type { Serialized } from '../../message/serialize'
 import type { Callback } from '../../core/types'
 import { tellKept } from '../../queue/kept-notice'
 import { recordProblem } from './record-check'
+import { rejectedFileOf, type RejectedFile } from './rejected'
 import { Spool, SPOOL_FULL, type SpoolSettings } from './spool'
 import type { SpoolDeps, SpoolHost, SpoolStats } from './types'
 
@@ -29,6 +30,7 @@ export class SpoolFlow implements Durability {
   readonly #deps: SpoolDeps
   readonly #spool: Spool
   readonly #settings: SpoolSettings
+  readonly #rejected: RejectedFile | undefined
   readonly #callbacks = new Map<number, Callback>()
   readonly #replayed = new Set<number>()
   #replayedTotal = 0
@@ -42,6 +44,7 @@ export class SpoolFlow implements Durability {
     this.#settings = settings
     this.#host = host
     this.#deps = deps
+    this.#rejected = rejectedFileOf(settings)
     this.#spool = new Spool(settings, {
       // After the call: a disk that refuses the constructor's writes is heard by listeners added after it.
       unavailable: (code, message) => {
@@ -246,6 +249,9 @@ export class SpoolFlow implements Durability {
       if (this.#replayed.delete(rec)) replayed += 1
     }
     this.#replayedTotal += replayed
+    // Refused for good: a copy goes to the dead-letter file, when kept, before the record is acked
+    // (only in a directory the spool trusts and uses: it has a part there).
+    if (ack && error !== undefined && this.#spool.part !== undefined) this.#rejected?.keep(entries, error)
     if (ack) this.#spool.ack(refs)
     else this.#spool.keep(refs, keptBytes)
     return replayed

@@ -23,3 +23,14 @@ export function createSpoolFlow(settings: ClientSpoolSettings, host: SpoolHost, 
   const { writeKey, host: serviceHost, ...rest } = settings
   return new SpoolFlow({ ...rest, tenant: tenantOf(writeKey, serviceHost) }, host, deps)
 }
+
+// What `eventrail spool` reads and deletes with: the spool's own readers and trust checks, one copy
+// of them in the package (the command loads this module as a client does).
+export { surveySpool, waitingRecords } from './survey'
+export type { OwnerState, PartSurvey, SegmentSurvey, WaitingRecord } from './survey'
+export { readRejected } from './rejected'
+export type { RejectedEntry, RejectedSet } from './rejected'
+export { purge } from './purge'
+export type { PurgeTargets } from './purge'
+export { realFs } from './files'
+export { tenantOf }

@@ -47,13 +47,14 @@ export function forgetGone(root: string, present: ReadonlySet<string>): void {
 export const CLAIMED_SUFFIX = '-claimed'
 
 /** The pids that may hold a part: its owner file's, and the one in its name (a part claimed by a rename). */
-function pidsOf(path: string, ownerPid: number): number[] {
+export function pidsOf(path: string, ownerPid: number): number[] {
   const match = /\/part-(\d+)-[^/]*-claimed$/.exec(path)
   const named = match === null ? undefined : Number(match[1])
   return named === undefined || named === ownerPid ? [ownerPid] : [ownerPid, named]
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this host with this pid is running (another user's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -20,7 +20,8 @@ const OWNER_FILE = 'owner.json'
 // belongs to an earlier process of the same pid (a container restarted: its process is pid 1 again).
 const livePaths = new Set<string>()
 
-interface Owner {
+/** What a part's owner file says. */
+export interface Owner {
   readonly pid: number
   readonly host: string
   readonly tenant: string
@@ -161,8 +162,8 @@ export function findOrphans(fs: SpoolFs, root: string, tenant: string): string[]
   return names.filter((name) => isTrusted(fs, `${root}/${name}`) && isOrphan(fs, `${root}/${name}`, tenant)).sort()
 }
 
-// A part's directory itself (not a link to one): this user's, and no other user may write to it.
-function isTrusted(fs: SpoolFs, path: string): boolean {
+/** A part's directory itself (not a link to one): this user's, and no other user may write to it. */
+export function isTrusted(fs: SpoolFs, path: string): boolean {
   try {
     const stat = fs.lstatSync(path)
     return stat.isDirectory() && isOwn(stat) && !isWritableByOthers(stat)
@@ -180,7 +181,8 @@ function isOrphan(fs: SpoolFs, path: string, tenant: string): boolean {
   return isGone(fs, path, owner, `${path}/${OWNER_FILE}`)
 }
 
-function readOwner(fs: SpoolFs, path: string): Owner | undefined {
+/** The owner file of the part at `path`: its pid, host and tenant; undefined when it cannot be read or is not one. */
+export function readOwner(fs: SpoolFs, path: string): Owner | undefined {
   try {
     const value = JSON.parse(readFile(fs, `${path}/${OWNER_FILE}`, 0, 4096, 4096).toString('utf8')) as Partial<Owner>
     const { pid, host, tenant } = value

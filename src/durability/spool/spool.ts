@@ -16,6 +16,8 @@ export interface SpoolSettings {
   readonly segmentBytes?: number
   /** Tests only: a file system that fails (a full disk). */
   readonly fs?: SpoolFs
+  /** Messages refused for good are kept in a dead-letter file of at most `maxBytes` (see `rejected.ts`). */
+  readonly keepRejected?: { readonly maxBytes: number }
 }
 
 /** What the spool tells its client. */

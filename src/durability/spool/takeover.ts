@@ -63,8 +63,8 @@ function adoptAll(fs: SpoolFs, dir: string, store: SegmentStore, backlog: Backlo
   }
 }
 
-// The ordinals of a segment's records that have an outcome (its ack file); none when it cannot be read.
-function readAcks(fs: SpoolFs, path: string, maxSize: number): Set<number> {
+/** The ordinals of a segment's records that have an outcome (its ack file); none when it cannot be read. */
+export function readAcks(fs: SpoolFs, path: string, maxSize: number): Set<number> {
   const acked = new Set<number>()
   let acks: Buffer
   try {
