@@ -52,10 +52,16 @@ afterAll(() => {
 })
 
 describe('the packed package', () => {
-  it('holds the built entry points, their declarations, the README and the license, and no sources or tests', () => {
+  it('holds the built entry points, one set of declarations, the README and the license, and no sources or tests', () => {
     for (const entry of ['index', 'testing', 'collector', 'plan', 'otel']) {
       for (const ext of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(packedFiles).toContain(`dist/${entry}${ext}`)
     }
+    // One set of declarations (the CommonJS build's): each ES module entry's re-exports its `.d.cts`.
+    for (const entry of ['index', 'testing', 'collector', 'plan', 'otel']) {
+      const esmTypes = readFileSync(join(app, 'node_modules', 'eventrail', 'dist', `${entry}.d.ts`), 'utf8')
+      expect(esmTypes).toBe(`export * from './${entry}.cjs'\n`)
+    }
+    expect(packedFiles.filter((f) => /\.d\.ts$/.test(f) && !/^dist\/(index|testing|collector|plan|otel)\.d\.ts$/.test(f))).toEqual([])
     expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']))
     expect(packedFiles.filter((f) => /^(src|test|examples|bench|scripts)\//.test(f))).toEqual([])
   })
