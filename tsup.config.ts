@@ -41,9 +41,9 @@ const LIBRARY_ENTRIES = {
  * resolution mode either way (test/package/pack.test.ts).
  */
 function declarationStubs(): Promise<void> {
-  return Promise.all(
-    Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.d.ts`, `export * from './${name}.cjs'\n`)),
-  ).then(() => undefined)
+  return Promise.all(Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.d.ts`, `export * from './${name}.cjs'\n`))).then(
+    () => undefined,
+  )
 }
 
 const common: Options = {

@@ -65,7 +65,8 @@ export function dedent(text) {
     const inLiteral = r < ranges.length && ranges[r][0] < offset && offset < ranges[r][1]
     const line = lines[i]
     let indent = inLiteral ? 0 : line.length - line.trimStart().length
-    if (!inLiteral && !line.startsWith('#!') && onlyComment(inComment, offset + indent, offset + line.trimEnd().length)) indent = line.length
+    if (!inLiteral && !line.startsWith('#!') && onlyComment(inComment, offset + indent, offset + line.trimEnd().length))
+      indent = line.length
     offset += line.length + 1
     removed.push(indent)
     lines[i] = line.slice(indent)

@@ -52,7 +52,8 @@ function sleep(ms: number): void {
  */
 export function packedPackage(): PackedPackage {
   const runDir = process.env.EVENTRAIL_TEST_RUN_DIR
-  if (!runDir || !existsSync(runDir)) throw new Error('EVENTRAIL_TEST_RUN_DIR is not set: run the tests through jest.config.cjs (its globalSetup)')
+  if (!runDir || !existsSync(runDir))
+    throw new Error('EVENTRAIL_TEST_RUN_DIR is not set: run the tests through jest.config.cjs (its globalSetup)')
   const dir = join(runDir, 'packed')
   const result = join(runDir, 'packed.json')
   try {

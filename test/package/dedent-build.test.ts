@@ -66,7 +66,6 @@ const report = () => {
   }
 }
 
-
 it('removes the indentation of code lines, never inside a literal', () => {
   const { text, linesRemoved, indentedCode, sameProgram, sameLineCount } = report()
   expect(text).toContain('\n    second, indented in the literal\n      third`')
@@ -112,7 +111,8 @@ process.stdout.write(JSON.stringify(dedent(process.argv[1])))`
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', child, BUILT], { cwd: ROOT, encoding: 'utf8' })
   expect(result.stderr).toBe('')
   const { text, removed } = JSON.parse(result.stdout) as { text: string; removed: number[] }
-  for (const gone of ['src/message.ts', 'What the user reads', 'A note for', 'A block comment', 'on three lines']) expect(text).not.toContain(gone)
+  for (const gone of ['src/message.ts', 'What the user reads', 'A note for', 'A block comment', 'on three lines'])
+    expect(text).not.toContain(gone)
   expect(text).toContain("\n      // a comment's look, inside the literal\n")
   for (const kept of ['// beside code', '/* @__PURE__ */', '/*! a legal comment */']) expect(text).toContain(kept)
   // Every line stays, so that each keeps its number (and the source map its lines).
