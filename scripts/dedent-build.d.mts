@@ -1,4 +1,4 @@
-/** `text` with the indentation of each line outside a literal removed, and what each line lost. */
+/** `text` with the indentation of each line outside a literal removed, each comment-only line emptied, and what each line lost. */
 export function dedent(text: string): { text: string; removed: number[] }
 /** A source map's `mappings` with each generated line's columns moved left by what the line lost. */
 export function shiftMappings(mappings: string, removed: number[]): string

@@ -10,6 +10,8 @@ interface BodyServer {
   readonly url: string
   /** Requests whose headers were answered. */
   readonly answered: number
+  /** The distinct events of the messages in the requests answered. */
+  readonly answeredEvents: Set<string>
   /** Bytes of response body each connection managed to write before it closed. */
   readonly writtenOnClose: number[]
   /** Resolves when `count` connections have closed. */
@@ -20,14 +22,18 @@ interface BodyServer {
 /** Answers 200 to every request, then writes `body` to the response until the client closes the connection. */
 async function startBodyServer(body: 'huge' | 'trickle'): Promise<BodyServer> {
   let answered = 0
+  const answeredEvents = new Set<string>()
   const writtenOnClose: number[] = []
   const waiters: (() => void)[] = []
   const sockets = new Set<Socket>()
   const timers = new Set<NodeJS.Timeout>()
   const server = http.createServer((req, res) => {
-    req.resume()
+    const received: Buffer[] = []
+    req.on('data', (chunk: Buffer) => received.push(chunk))
     req.on('end', () => {
       answered += 1
+      const sent = JSON.parse(Buffer.concat(received).toString('utf8')) as { batch?: { event?: string }[]; event?: string }
+      for (const message of sent.batch ?? [sent]) if (message.event) answeredEvents.add(message.event)
       res.writeHead(200, { 'content-type': 'application/json' })
       let written = 0
       const chunk = Buffer.alloc(64 * 1024, 0x20)
@@ -67,6 +73,7 @@ async function startBodyServer(body: 'huge' | 'trickle'): Promise<BodyServer> {
     get answered() {
       return answered
     },
+    answeredEvents,
     writtenOnClose,
     async closed(count) {
       while (writtenOnClose.length < count) await new Promise<void>((resolve) => waiters.push(resolve))
@@ -120,7 +127,10 @@ it('trickling answers do not exhaust the pool of 64 sockets: 80 requests in a ro
     (_, i) => new Promise<Error | undefined>((resolve) => analytics.track({ userId: 'u', event: `E${i}` }, resolve)),
   )
   expect(await Promise.all(outcomes)).toEqual(Array.from({ length: 80 }, () => undefined))
-  expect(server.answered).toBe(80)
+  // Each of the 80 was answered. On a loaded machine an answer's headers can take longer than the
+  // 300 ms timeout: that attempt is retried and answered again, so requests may number more than 80.
+  expect(server.answeredEvents.size).toBe(80)
+  expect(server.answered).toBeGreaterThanOrEqual(80)
   await server.closed(80)
   await analytics.closeAndFlush({ timeout: 1_000 })
 }, 30_000)

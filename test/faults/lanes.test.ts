@@ -130,7 +130,8 @@ describe('adaptive concurrency', () => {
 
   it.each([429, 500, 503])('halves the limit once when a round of requests answers %i, then recovers', async (status) => {
     const s = await server((index) => (index < START ? { kind: 'delay', ms: 50, status } : { kind: 'status', status: 200 }))
-    const analytics = client(s, { flushAt: 1, retryDelay: 200, maxRetryDelay: 200 })
+    // The retries wait 1 s: the limit is read before their successes grow it again, on a loaded machine too.
+    const analytics = client(s, { flushAt: 1, retryDelay: 1_000, maxRetryDelay: 1_000 })
     for (let i = 0; i < START; i++) analytics.alias({ userId: `u${i}`, previousId: `a${i}` })
     await until(() => s.requests.filter((r) => r.status === status).length === START)
     await until(() => analytics.stats().retried === START)

@@ -6,12 +6,20 @@ let server: FaultServer
 afterEach(async () => server.close())
 
 it('retries count against maxRequestsPerSecond', async () => {
-  server = await startFaultServer((i) => (i < 6 ? { kind: 'status', status: 503 } : { kind: 'status', status: 200 }))
+  // When each attempt arrived (by the server's clock): a slow machine only makes the gaps longer.
+  const arrivedAt: number[] = []
+  server = await startFaultServer((i) => {
+    arrivedAt.push(performance.now())
+    return i < 2 ? { kind: 'status', status: 503 } : { kind: 'status', status: 200 }
+  })
   const a = new Analytics('k', { host: server.url, flushAt: 1, maxRequestsPerSecond: 2, retryDelay: 0, maxRetryDelay: 0, maxRetries: 10 })
   a.track({ userId: 'u', event: 'e' })
-  // 2 requests per second allowed: within the first half second, the first attempt and one retry.
-  await new Promise((r) => setTimeout(r, 500))
-  expect(server.arrivals).toBe(2)
+  await until(() => server.accepted.size === 1, 10_000, 'the third attempt')
+  // 2 requests per second allowed: the first attempt and one retry at once; the second retry waits
+  // for the first attempt to leave the window, a second after it started. Without the limit it
+  // would follow within a few ms; the margin is for the way to the server on a loaded machine.
+  expect(server.arrivals).toBe(3)
+  expect(arrivedAt[2] - arrivedAt[0]).toBeGreaterThan(500)
   await a.closeAndFlush({ timeout: 3_000 }).catch(() => undefined)
 })
 

@@ -229,6 +229,7 @@ describe('importMessages: the library API', () => {
     const controller = new AbortController()
     const startedAt = Date.now()
     const running = importMessages(rows(5), analytics, { rate: 1e-9, signal: controller.signal })
+    while (collector.messages.length === 0 && Date.now() - startedAt < 10_000) await new Promise((resolve) => setTimeout(resolve, 20))
     await new Promise((resolve) => setTimeout(resolve, 300))
     // One message a ~31 years: only the first has gone.
     expect(collector.messages).toHaveLength(1)
@@ -236,7 +237,8 @@ describe('importMessages: the library API', () => {
     const summary = await running
     process.off('warning', onWarning)
     expect(summary).toMatchObject({ read: 1, sent: 1, aborted: true, pending: 0 })
-    expect(Date.now() - startedAt).toBeLessThan(2000)
+    // Not the 31 years, nor the longest timer Node keeps (~24.8 days): at once, or as soon as a loaded machine gets to it.
+    expect(Date.now() - startedAt).toBeLessThan(15_000)
     expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([])
     await analytics.closeAndFlush()
   })

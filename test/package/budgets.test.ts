@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { packedPackage } from '../helpers/packed'
 
 // The budgets of docs/decisions.md ("Budgets"), checked on what a user installs: `npm pack`,
 // installed into an empty project. Sizes and bytes are deterministic, so they are asserted here;
@@ -40,36 +40,15 @@ function footprint(mode: 'import' | 'require'): Footprint {
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
-let work: string
 let app: string
 let limits: Record<string, number>
 
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
   limits = budgets()
-  work = mkdtempSync(join(tmpdir(), 'eventrail-budgets-'))
-  const env = { ...process.env, npm_config_update_notifier: 'false' }
-  const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env })
-  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stdout}${pack.stderr}`)
-  const [info] = JSON.parse(pack.stdout) as { filename: string }[]
-  app = join(work, 'app')
-  mkdirSync(app)
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  const args = [
-    'install',
-    '--no-audit',
-    '--no-fund',
-    '--no-package-lock',
-    '--prefer-offline',
-    '--loglevel=error',
-    join(work, info.filename),
-  ]
-  const install = spawnSync('npm', args, { cwd: app, encoding: 'utf8', timeout: 180_000, env })
-  if (install.status !== 0) throw new Error(`npm install of the tarball failed:\n${install.stdout}${install.stderr}`)
+  // Packed and installed once per run (test/helpers/packed.ts); only read here.
+  app = packedPackage().app
 }, 240_000)
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true })
-})
 
 describe('budgets (docs/decisions.md)', () => {
   it('the table has every budget', () => {

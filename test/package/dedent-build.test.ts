@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-// Issue 30: the build keeps its line breaks and loses only its indentation (scripts/dedent-build.mjs).
+// Issue 30: the build keeps its line breaks and loses only its indentation (scripts/dedent-build.mjs);
+// issue 31: and the text of the lines that hold only a comment.
 // The text of a template or string literal must not change, and the source map must still point
 // every generated position at the same place in the source. The script is an ES module, so the
 // check runs in a child Node (jest here loads CommonJS).
@@ -80,4 +81,41 @@ it('shifts the source map so that every position maps where it did', () => {
   const { checked, moved } = report()
   expect(checked).toBeGreaterThan(100)
   expect(moved).toEqual([])
+})
+
+// esbuild's bundles keep the sources' comments (its transform, above, drops them): a built file as
+// the bundler writes it, with its comments.
+const BUILT = `// src/message.ts
+/** What the user reads: one line. */
+function message(count) {
+  // A note for whoever reads the source.
+  if (count > 1) {
+    const lines = \`first
+      // a comment's look, inside the literal
+      third\`;
+    return lines + "  a string"; // beside code
+  }
+  /*
+   * A block comment
+   * on three lines.
+   */
+  return \`\${count} message\` + String(/* @__PURE__ */ Symbol("kept"));
+}
+/*! a legal comment */
+export { message };
+`
+
+it('empties the lines that hold only a comment; keeps comments beside code, legal comments and text inside a literal', () => {
+  const child = `import { dedent } from ${JSON.stringify(pathToFileURL(join(ROOT, 'scripts', 'dedent-build.mjs')).href)}
+process.stdout.write(JSON.stringify(dedent(process.argv[1])))`
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', child, BUILT], { cwd: ROOT, encoding: 'utf8' })
+  expect(result.stderr).toBe('')
+  const { text, removed } = JSON.parse(result.stdout) as { text: string; removed: number[] }
+  for (const gone of ['src/message.ts', 'What the user reads', 'A note for', 'A block comment', 'on three lines'])
+    expect(text).not.toContain(gone)
+  expect(text).toContain("\n      // a comment's look, inside the literal\n")
+  for (const kept of ['// beside code', '/* @__PURE__ */', '/*! a legal comment */']) expect(text).toContain(kept)
+  // Every line stays, so that each keeps its number (and the source map its lines).
+  expect(text.split('\n')).toHaveLength(BUILT.split('\n').length)
+  expect(removed).toHaveLength(BUILT.split('\n').length)
 })

@@ -1,11 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { copyInstalled, packedPackage } from '../helpers/packed'
 
-// `npm pack`, installed into an empty directory like a user's project, then used from an .mjs
-// file, a .cjs file and TypeScript compiled with moduleResolution node16 and bundler. publint and
-// attw check the same tarball. Needs the npm registry for the three runtime dependencies.
+// `npm pack`, installed into an empty directory like a user's project (once per run, shared with
+// the other files that need it: test/helpers/packed.ts), then used from an .mjs file, a .cjs file
+// and TypeScript compiled with moduleResolution node16 and bundler. publint and attw check the same
+// tarball. Needs the npm registry for the three runtime dependencies.
 const ROOT = join(__dirname, '..', '..')
 const FIXTURES = join(__dirname, 'fixtures')
 const NODE_TYPES = join(ROOT, 'node_modules', '@types')
@@ -26,10 +28,6 @@ function run(command: string, args: string[], cwd: string) {
   return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '', output: `${result.stdout}${result.stderr}` }
 }
 
-function npm(args: string[], cwd: string) {
-  return run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd)
-}
-
 function tsconfig(name: string, compilerOptions: object, files: string[]): string {
   const base = { target: 'ES2022', lib: ['ES2022'], strict: true, skipLibCheck: false, types: ['node'], typeRoots: [NODE_TYPES] }
   writeFileSync(join(app, name), JSON.stringify({ compilerOptions: { ...base, ...compilerOptions }, files }, null, 2))
@@ -37,19 +35,15 @@ function tsconfig(name: string, compilerOptions: object, files: string[]): strin
 }
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
+  // Packed and installed once per run (test/helpers/packed.ts); this file's project is a copy.
+  const packed = packedPackage()
+  tarball = packed.tarball
+  packedFiles = packed.files
   work = mkdtempSync(join(tmpdir(), 'eventrail-pack-'))
-  const pack = npm(['pack', '--json', '--pack-destination', work], ROOT)
-  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.output}`)
-  const [info] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[]
-  tarball = join(work, info.filename)
-  packedFiles = info.files.map((f) => f.path)
-
   app = join(work, 'app')
-  execFileSync('mkdir', ['-p', app])
+  mkdirSync(app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  const install = npm(['install', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline', tarball], app)
-  if (install.status !== 0) throw new Error(`npm install of the tarball failed:\n${install.output}`)
+  copyInstalled(packed, app)
   for (const file of ['consumer.mjs', 'consumer.cjs', 'consumer.ts', 'main.mts', 'main.cts', 'node10.ts'])
     copyFileSync(join(FIXTURES, file), join(app, file))
 }, 240_000)
@@ -58,10 +52,16 @@ afterAll(() => {
 })
 
 describe('the packed package', () => {
-  it('holds the built entry points, their declarations, the README and the license, and no sources or tests', () => {
+  it('holds the built entry points, one set of declarations, the README and the license, and no sources or tests', () => {
     for (const entry of ['index', 'testing', 'collector', 'plan', 'otel']) {
       for (const ext of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(packedFiles).toContain(`dist/${entry}${ext}`)
     }
+    // One set of declarations (the CommonJS build's): each ES module entry's re-exports its `.d.cts`.
+    for (const entry of ['index', 'testing', 'collector', 'plan', 'otel']) {
+      const esmTypes = readFileSync(join(app, 'node_modules', 'eventrail', 'dist', `${entry}.d.ts`), 'utf8')
+      expect(esmTypes).toBe(`export * from './${entry}.cjs'\n`)
+    }
+    expect(packedFiles.filter((f) => /\.d\.ts$/.test(f) && !/^dist\/(index|testing|collector|plan|otel)\.d\.ts$/.test(f))).toEqual([])
     expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']))
     expect(packedFiles.filter((f) => /^(src|test|examples|bench|scripts)\//.test(f))).toEqual([])
   })

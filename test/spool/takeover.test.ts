@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { hostname } from 'node:os'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
+import { takeoverTiming } from '../../src/durability/spool/liveness'
 import { startFaultServer, until, type FaultServer } from '../faults/fault-server'
 import { deadPid, filesUnder, frame, ownerJson, runChild, segment, spoolTestFile, wireMessage } from './helpers'
 
@@ -104,18 +105,25 @@ describe('takeovers in a chain', () => {
   }, 90_000)
 })
 
-describe('a live process whose event loop is blocked for more than 30 s', () => {
+describe('a live process whose event loop is blocked for longer than the silence that gives a part away', () => {
+  afterEach(() => {
+    takeoverTiming.staleMs = 60_000
+  })
+
   it('keeps its part (on one host the pid decides, not the heartbeat); once it is killed, nothing it accepted is lost', async () => {
+    // The silence after which another host's part is taken over, 1 s here (60 s in use): A's
+    // heartbeat stands still for several of them, seen by two or more of B's looks (every 5 s).
+    takeoverTiming.staleMs = 1_000
     const dir = tempDir()
     // One service and one key for A and B (only then may B take A's part): it answers nothing until A is dead.
     const sink = await server(() => ({ kind: 'hang' }))
     const replays: ReplayInfo[] = []
     const b = keep(new Analytics('spool-child-key', { host: sink.url, spool: { dir } })).on('replay', (info) => replays.push(info))
-    // A tracks 10 messages (its service never answers), blocks its event loop for 40 s (its
-    // heartbeat goes stale), tracks late0 … late2 and is killed before any timer of its runs again.
+    // A tracks 10 messages (its service never answers), blocks its event loop for 12 s (its
+    // heartbeat stands still), tracks late0 … late2 and is killed before any timer of its runs again.
     const a = runChild(
       'track.mjs',
-      [JSON.stringify({ host: sink.url, dir, count: 10, prefix: 'a', mode: 'block', everyMs: 1, blockMs: 40_000 })],
+      [JSON.stringify({ host: sink.url, dir, count: 10, prefix: 'a', mode: 'block', everyMs: 1, blockMs: 12_000 })],
       100_000,
     )
     expect((await a.done).signal).toBe('SIGKILL')

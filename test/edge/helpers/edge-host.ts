@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { copyInstalled, packedPackage } from '../../helpers/packed'
 import { startTestServer, type ReceivedRequest, type TestServer } from '../../helpers/test-server'
 
 const ROOT = join(__dirname, '..', '..', '..')
@@ -14,21 +15,17 @@ const START_LIMIT_MS = 30_000
 const STOP_LIMIT_MS = 8_000
 
 /**
- * A user's project: the packed package (`npm pack`) unpacked into `node_modules/eventrail`, and
- * the edge functions of test/edge/fixtures. It has no dependency to install (a bundle for the edge
- * needs none). Returns the directory and how to remove it.
+ * A user's project: the packed package (`npm pack`, installed once per run and copied here) in
+ * `node_modules/eventrail`, and the edge functions of test/edge/fixtures. It has no dependency to
+ * install (a bundle for the edge needs none). Returns the directory and how to remove it.
  */
 export function packedApp(): { app: string; remove: () => void } {
   if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
+  const packed = packedPackage() // once per run, shared (test/helpers/packed.ts)
   const work = mkdtempSync(join(tmpdir(), 'eventrail-edge-'))
-  const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 })
-  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stdout}${pack.stderr}`)
-  const [info] = JSON.parse(pack.stdout) as { filename: string }[]
   const app = join(work, 'app')
   mkdirSync(join(app, 'node_modules'), { recursive: true })
-  const untar = spawnSync('tar', ['-xzf', join(work, info.filename), '-C', join(app, 'node_modules')], { encoding: 'utf8' })
-  if (untar.status !== 0) throw new Error(`tar failed: ${untar.stderr}`)
-  renameSync(join(app, 'node_modules', 'package'), join(app, 'node_modules', 'eventrail'))
+  copyInstalled(packed, app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'edge-app', private: true, type: 'module' }))
   for (const file of ['scenarios.mjs', 'worker.mjs', 'edge-function.mjs']) copyFileSync(join(FIXTURES, file), join(app, file))
   return { app, remove: () => rmSync(work, { recursive: true, force: true }) }
