@@ -28,7 +28,7 @@ export function wireClient(options: ResolvedOptions, observers: Observers, clock
         ledger.requestDone(path, entries.length, bytes, error, durationMs, replayed),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
-      breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
+      breaker: (change) => ledger.breakerChanged(change),
     },
     spoolFactory(options, ledger),
   )
@@ -59,6 +59,7 @@ export function clientStats(
     requestsInFlight: attempts.active,
     inFlightLimit: attempts.limit,
     breaker: scheduler.breaker,
+    ...(scheduler.hosts === undefined ? {} : { hosts: scheduler.hosts }),
     ...(scheduler.spool === undefined ? {} : { spool: scheduler.spool }),
   }
 }

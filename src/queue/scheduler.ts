@@ -14,7 +14,7 @@ import { markBusy, markIdle, type IdleReleasable } from '../platform/idle-releas
 import { KeepAlive } from './keep-alive'
 import { LaneExpiry } from './lane-expiry'
 import { Lanes } from './lanes'
-import type { BreakerStatus } from './outage'
+import type { BreakerStatus, HostStatus } from './outage'
 import type { QueuedEntry } from './queue'
 import { OpenRequests } from './requests'
 import { RequestPump, type PumpOwner } from './request-pump'
@@ -60,15 +60,14 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       hasWorkForSlot: () => this.#pump.hasWork,
       pump: () => this.#pump.pump(),
       retry: (info) => hooks.retry(info),
+      changed: (change) => hooks.breaker(change),
       opened: (error) => {
-        hooks.breaker({ state: 'open', error })
         // Without a spool what waits fails now; with one it waits on disk (flushes settle, deliver.* is told: kept).
         if (this.#spool === undefined) return this.#failWaiting(error)
         this.#releaseWaiters()
         this.#spool.keepWaiting([...this.#requests.waitingResends(), ...this.#lanes.waiting()], error)
       },
-      closed: (downMs) => {
-        hooks.breaker({ state: 'closed', downMs })
+      closed: () => {
         this.#spool?.pageIn()
         this.#pump.pump()
       },
@@ -141,6 +140,11 @@ export class FlushScheduler implements Drainable, IdleReleasable {
   /** The outage breaker: closed, open, or open with its probe in flight. */
   get breaker(): BreakerStatus {
     return this.#send.outage?.status ?? 'closed'
+  }
+
+  /** With `fallbackHosts`: each host's breaker, and the host requests go to. */
+  get hosts(): HostStatus[] | undefined {
+    return this.#send.hosts
   }
 
   /** Takes a serialized message, or says why not (closed, full: `held` messages of `heldBytes` in async plugins count too). */

@@ -3,7 +3,7 @@ import { NO_TROUBLE, SplitBatch } from '../../src/delivery/isolation'
 import { DeliveryError, PoisonMessageError, TimeoutError } from '../../src'
 
 function context(overrides: Partial<DeliveryContext>): DeliveryContext {
-  return {
+  const ctx: Omit<DeliveryContext, 'route'> = {
     transport: { acceptsBytes: false, send: () => Promise.resolve({ status: 503, retryAfter: null }) },
     policy: { maxRetries: 3, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
     timeoutMs: 1000,
@@ -22,6 +22,8 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     onRetry: () => undefined,
     ...overrides,
   }
+  // One host: every attempt goes to it.
+  return { route: () => ({ host: ctx.host, transport: ctx.transport, isProbe: false, cancel: () => undefined }), ...ctx }
 }
 
 const REQUEST = { sinceMs: 0, isProbe: false, count: 1, trouble: NO_TROUBLE }
