@@ -94,8 +94,11 @@ export interface DeliveryContext {
   readonly resumeSlot: (signal: AbortSignal) => Promise<void>
   /** When the latest attempt that `host` accepted (2xx) started, ms, client-wide. */
   readonly lastAcceptedStartMs: (host: string) => number
-  /** The longest a backoff may wait now: shorter while failures build a run (the outage breaker). */
-  readonly retryWaitCapMs: () => number
+  /**
+   * The longest a backoff after a failure on `failedHost` may wait now: shorter while failures
+   * build a run (the outage breaker), 0 when that host is down and another takes the requests.
+   */
+  readonly retryWaitCapMs: (failedHost: string) => number
   /** Resolves when a retry may start under the request-rate limit. */
   readonly rateSlot: (signal: AbortSignal) => Promise<void>
   readonly now: () => number

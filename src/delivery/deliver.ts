@@ -149,8 +149,10 @@ export async function deliverRequest(
       throw new SplitBatch(halves)
     }
     if (delayMs === undefined) throw gaveUp(url, failure, isBatchProblem && request.count === 1)
-    // A wait the service asked for is kept; the backoff is shortened while failures build a run.
-    const waitMs = retryAfterMs === undefined ? Math.min(delayMs, ctx.retryWaitCapMs()) : delayMs
+    // A wait the service asked for is kept; the backoff is shortened while failures build a run,
+    // and skipped when the host that failed is down and another takes the requests (cap 0).
+    const capMs = ctx.retryWaitCapMs(route.host)
+    const waitMs = capMs === 0 ? 0 : retryAfterMs === undefined ? Math.min(delayMs, capMs) : delayMs
     ctx.onRetry({ path, attempt: attempt + 1, delayMs: waitMs, status, error })
     await waitForRetry(path, waitMs, ctx, stop, { status, attempts: attempt + 1 }, request.place)
   }

@@ -54,7 +54,7 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
     resumeSlot: (signal) => parts.slots().resumeAfterWait(signal),
     reclaimSlot: () => parts.slots().reclaimAfterFailedWait(),
     lastAcceptedStartMs: (host) => outage.lastAcceptedStartMs(host),
-    retryWaitCapMs: () => outage.retryWaitCapMs,
+    retryWaitCapMs: (failedHost) => outage.retryWaitCapMs(failedHost),
     rateSlot: (signal) => parts.rate().waitForTurn(signal),
     now,
     random: Math.random,

@@ -105,9 +105,15 @@ export class OutageBreaker {
     return this.#breakers.map((b, i) => ({ host: b.host, state: b.status, active: i === active }))
   }
 
-  /** The longest a retry may wait now (shorter while failures build a run on the host requests go to). */
-  get retryWaitCapMs(): number {
-    return this.#breakers[this.#active()]?.retryWaitCapMs ?? Infinity
+  /**
+   * The longest a retry after a failure on `failedHost` may wait now: none when that host is down
+   * and another takes the requests (the wait was for a host that is down); else shorter while
+   * failures build a run on the host requests go to.
+   */
+  retryWaitCapMs(failedHost: string): number {
+    const active = this.#active()
+    if (active >= 0 && this.#breakerOf(failedHost).isOpen) return 0
+    return this.#breakers[active]?.retryWaitCapMs ?? Infinity
   }
 
   /** When the latest attempt that `host` accepted (2xx) started, ms. */

@@ -150,6 +150,19 @@ describe('the outage breaker over several hosts', () => {
     expect(breaker.route(false).host).toBe(B)
   })
 
+  it('a retry after a failure on the host that went down does not wait: it goes to the next host at once', () => {
+    const { breaker, fail } = setup()
+    fail(A, 3)
+    // While a run builds on A, retries wait at most 0.4 s (DEFAULT_BREAKER.runRetryWaitMs).
+    expect(breaker.retryWaitCapMs(A)).toBe(400)
+    fail(A, 5)
+    expect(breaker.retryWaitCapMs(A)).toBe(0)
+    expect(breaker.retryWaitCapMs(B)).toBe(Infinity)
+    fail(B)
+    // Every host down: no other host to go to (the outage error ends the request).
+    expect(breaker.retryWaitCapMs(A)).not.toBe(0)
+  })
+
   it('a retry that waits fails at once with the outage error when every host is down', async () => {
     const { breaker, fail } = setup()
     fail(A)
