@@ -81,6 +81,28 @@ describe('fallbackHosts', () => {
     expect(fallback.accepted.size).toBe(50)
   }, 20_000)
 
+  it('a primary that takes requests and never answers: after two timeouts they go to the fallback; what it took arrives again there, nothing is lost', async () => {
+    primary = await startFaultServer(() => ({ kind: 'hang' }))
+    fallback = await startFaultServer()
+    const changes: BreakerChange[] = []
+    const a = client({ timeout: 300, errorHandler: () => undefined }).on('breaker', (change) => changes.push(change))
+    const outcomes = new Outcomes()
+    trackAll(a, outcomes, 0, 40)
+    await a.flush()
+
+    expect(outcomes.notExactlyOnce()).toEqual([])
+    expect(outcomes.errorNames()).toEqual({})
+    for (let i = 0; i < 40; i++) expect(fallback.accepted.get(`f${i}`)).toBe(1)
+    expect(changes.map(({ state, host, activeHost }) => ({ state, host, activeHost }))).toEqual([
+      { state: 'open', host: primary.url, activeHost: fallback.url },
+    ])
+    // The requests in flight when the primary was given up were read there (never answered): the
+    // documented duplicates, with the same messageIds, which a service can de-duplicate.
+    const readByPrimary = new Set(primary.requests.flatMap((r) => r.messages.map((m: { messageId: string }) => m.messageId)))
+    expect(readByPrimary.size).toBeGreaterThan(0)
+    for (const id of readByPrimary) expect(fallback.accepted.get(id)).toBe(1)
+  }, 20_000)
+
   it('primary back: a probe gets its answer and the traffic returns to it; nothing is lost', async () => {
     const down = await twoServices({ primary: true, fallback: false })
     const changes: BreakerChange[] = []
