@@ -4,6 +4,9 @@ import { HeldTimers } from '../../src/queue/held-timers'
 import { OutageBreaker, type HostChange } from '../../src/queue/outage'
 import type { Transport } from '../../src/platform/transport'
 import { ServiceUnavailableError } from '../../src'
+import { normalizeOptions } from '../../src/config/normalize-options'
+import { Lanes } from '../../src/queue/lanes'
+import { SendMachinery } from '../../src/queue/send-machinery'
 
 // Issue 32, part 6: the instance's outage breaker over its hosts (`host`, then `fallbackHosts`),
 // with an injected clock: where each attempt goes, and what the scheduler is told.
@@ -29,7 +32,14 @@ function setup(): {
     changed: (change: HostChange) => changes.push(change),
   }
   const hosts = [A, B].map((host) => ({ host, transport }))
-  const breaker = new OutageBreaker(hosts, DEFAULT_BREAKER, new HeldTimers(() => undefined), hooks, () => clock.now, () => 0.5)
+  const breaker = new OutageBreaker(
+    hosts,
+    DEFAULT_BREAKER,
+    new HeldTimers(() => undefined),
+    hooks,
+    () => clock.now,
+    () => 0.5,
+  )
   // 8 failed attempts over 1.4 s open a host's breaker (DEFAULT_BREAKER).
   const fail = (host: string, times = 8): void => {
     for (let i = 0; i < times; i++) {
@@ -41,7 +51,14 @@ function setup(): {
 }
 
 function attempt(host: string, verdict: AttemptReport['verdict'], startedMs: number, isProbe = false): AttemptReport {
-  return { signal: verdict === 'alive' ? 'success' : 'overload', verdict, startedMs, host, isProbe, status: verdict === 'alive' ? 200 : 500 }
+  return {
+    signal: verdict === 'alive' ? 'success' : 'overload',
+    verdict,
+    startedMs,
+    host,
+    isProbe,
+    status: verdict === 'alive' ? 200 : 500,
+  }
 }
 
 afterEach(() => jest.useRealTimers())
@@ -170,5 +187,40 @@ describe('the outage breaker over several hosts', () => {
     const wait = breaker.sleep(60_000, new AbortController().signal, '/v1/batch')
     fail(B, 1)
     await expect(wait).rejects.toBeInstanceOf(ServiceUnavailableError)
+  })
+})
+
+describe('an idle instance with a host down', () => {
+  it('keeps its breakers (the host stays known to be down) until every host answers again', () => {
+    const options = normalizeOptions('key', { host: A, fallbackHosts: [B] })
+    const hooks = {
+      hasWorkForSlot: () => false,
+      pump: () => undefined,
+      retry: () => undefined,
+      opened: () => undefined,
+      closed: () => undefined,
+      changed: () => undefined,
+    }
+    const machinery = new SendMachinery(options, new HeldTimers(() => undefined), new Lanes(), false, hooks)
+    expect(machinery.hosts).toEqual([
+      { host: A, state: 'closed', active: true },
+      { host: B, state: 'closed', active: false },
+    ])
+    const { context } = machinery
+    jest.useFakeTimers()
+    for (let i = 0; i < 8; i++) {
+      jest.advanceTimersByTime(200)
+      context.attemptEnded('/v1/batch', attempt(A, 'failed', Date.now() - 1))
+    }
+    expect(machinery.hosts?.[0]).toMatchObject({ state: 'open', active: false })
+
+    machinery.release()
+    expect(machinery.outage).toBeDefined()
+    expect(machinery.hosts?.[0]).toMatchObject({ state: 'open', active: false })
+
+    jest.advanceTimersByTime(200)
+    context.attemptEnded('/v1/batch', attempt(A, 'alive', Date.now() - 1, true))
+    machinery.release()
+    expect(machinery.outage).toBeUndefined()
   })
 })
