@@ -127,7 +127,7 @@ export async function deliverRequest(
     if (outage !== undefined) throw outage
     // A host that is down was probed with this attempt, and is still down: the request goes on at
     // once to the host that answers, as if this attempt had not been made.
-    if (route.isProbe && !isProbe) {
+    if (route.isProbe && !isProbe && ctx.retryWaitCapMs(route.host) === 0) {
       attempt -= 1
       continue
     }
