@@ -58,7 +58,8 @@ export function fallbackHostsOption(value: unknown, host: string): readonly stri
   }
   const hosts: string[] = []
   for (let i = 0; i < value.length; i++) {
-    const fallback = hostOption(value[i], `fallbackHosts[${i}]`)
+    // Own entries only: a hole would read Array.prototype[i] (a polluted prototype's host).
+    const fallback = hostOption(Object.hasOwn(value, i) ? (value[i] as unknown) : undefined, `fallbackHosts[${i}]`)
     if (fallback === host || hosts.includes(fallback)) {
       throw new ValidationError(`fallbackHosts[${i}]`, 'must differ from "host" and from the other fallback hosts', 'Analytics')
     }
