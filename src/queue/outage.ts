@@ -219,8 +219,8 @@ export class OutageBreaker {
     const activeHost = this.#hosts[active]?.host
     const error = this.#breakers[i].error('/v1/batch', { failoverTo: activeHost, othersDown: active < 0 && this.#breakers.length > 1 })
     this.#hooks.changed({ state: 'open', host: this.#hosts[i].host, error: error as ServiceUnavailableError, activeHost })
-    // Retries that wait for the host that went down go to the next one at once (they wait when
-    // another host, not theirs, went down); when every host is down they fail at once.
+    // The host that went down was the one requests went to (`active > i`): the retries that wait
+    // were for it, and go to the next host at once. When every host is down they fail at once.
     if (active < 0 || active > i) for (const wake of [...this.#parked]) wake(active < 0 ? 'outage' : MOVED)
     if (active < 0) this.#hooks.opened(error as ServiceUnavailableError)
   }
