@@ -54,7 +54,11 @@ export function hostOption(value: unknown, field = 'host'): string {
 export function fallbackHostsOption(value: unknown, host: string): readonly string[] {
   if (value === undefined) return NO_FALLBACK_HOSTS
   if (!Array.isArray(value)) {
-    throw new ValidationError('fallbackHosts', 'must be an array of http(s) URLs such as ["https://events.eu1.segmentapis.com"]', 'Analytics')
+    throw new ValidationError(
+      'fallbackHosts',
+      'must be an array of http(s) URLs such as ["https://events.eu1.segmentapis.com"]',
+      'Analytics',
+    )
   }
   const hosts: string[] = []
   for (let i = 0; i < value.length; i++) {

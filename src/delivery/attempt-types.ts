@@ -76,8 +76,6 @@ export interface DeliveryContext {
   readonly transport: Transport
   readonly policy: RetryPolicy
   readonly timeoutMs: number
-  /** The host (the first one) the paths are appended to, for error messages. */
-  readonly host: string
   /** Where the next attempt goes; `isProbe` when the request is the probe made while every host is down. */
   readonly route: (isProbe: boolean) => Route
   /** Resolves after `ms`; rejects when `signal` aborts, or with a ServiceUnavailableError when the breaker opens meanwhile. */

@@ -37,7 +37,6 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
     transport: hosts[0].transport,
     policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
     timeoutMs: o.timeoutMs,
-    host: o.host,
     route: (isProbe) => outage.route(isProbe),
     sleep: (ms, signal, path) => outage.sleep(ms, signal, path),
     attemptEnded: (path, report) => {

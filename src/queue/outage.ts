@@ -78,7 +78,11 @@ export class OutageBreaker {
     this.#hooks = hooks
     this.#timers = timers
     this.#breakers = hosts.map(({ host }, i) => {
-      const hostHooks = { opened: () => this.#opened(i), closed: (downMs: number) => this.#closed(i, downMs), probeDue: () => hooks.probeDue() }
+      const hostHooks = {
+        opened: () => this.#opened(i),
+        closed: (downMs: number) => this.#closed(i, downMs),
+        probeDue: () => hooks.probeDue(),
+      }
       return new HostBreaker(host, policy, timers, hostHooks, now, random, keepsOnDisk)
     })
   }

@@ -7,7 +7,6 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     transport: { acceptsBytes: false, send: () => Promise.resolve({ status: 503, retryAfter: null }) },
     policy: { maxRetries: 3, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
     timeoutMs: 1000,
-    host: 'http://127.0.0.1:1',
     outage: () => undefined,
     sleep: () => Promise.resolve(),
     attemptEnded: () => undefined,
@@ -23,7 +22,7 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     ...overrides,
   }
   // One host: every attempt goes to it.
-  return { route: () => ({ host: ctx.host, transport: ctx.transport, isProbe: false, cancel: () => undefined }), ...ctx }
+  return { route: () => ({ host: 'http://127.0.0.1:1', transport: ctx.transport, isProbe: false, cancel: () => undefined }), ...ctx }
 }
 
 const REQUEST = { sinceMs: 0, isProbe: false, count: 1, trouble: NO_TROUBLE }
