@@ -9,7 +9,10 @@ const TRAILING_SLASHES = /\/+$/
 // One or more trailing `/v1` segments, each maybe with an endpoint: what the client appends itself.
 const TRAILING_ENDPOINTS = /(?:\/+v1(?:\/+(?:batch|import|identify|track|page|screen|group|alias))?)+$/i
 
-/** Checks a host URL (`field` names it in the error: `host`, `fallbackHosts[1]`) and removes its trailing slashes. */
+/**
+ * Checks a host URL (`field` names it in the error: `host`, `fallbackHosts[1]`) and removes its
+ * trailing slashes; `host` not given is the default host.
+ */
 export function hostOption(value: unknown, field = 'host'): string {
   if (value === undefined && field === 'host') return DEFAULTS.host
   const rule = 'must be an http(s) URL such as "https://api.segment.io"'
