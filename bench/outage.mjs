@@ -16,6 +16,9 @@
 // - kill-20, kill-2000: kill -9 at a random moment while tracking at 20 or 2,000 messages a
 //   second, eventrail with the spool (then a second process on the directory) and every client
 //   without one; lost and duplicated messageIds (bench/outage-kill.mjs).
+// - fallback (eventrail only): a primary that answers 500, then 200, and a fallback host that
+//   answers 200: time to the first delivery through the fallback, time until the traffic returns
+//   to the primary, lost and duplicated messageIds (bench/outage-fallback.mjs).
 //
 // Results: bench/outage-results.json and the table between the outage markers of bench/RESULTS.md.
 
@@ -26,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { runScenario } from './outage-scenarios.mjs'
 import { KILL_CLIENTS, runKill } from './outage-kill.mjs'
 import { renderKill } from './lib/kill-report.mjs'
+import { renderFallback, runFallback } from './outage-fallback.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
@@ -36,20 +40,28 @@ const pick = (name) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[
 const CLIENTS = ['eventrail', 'analytics-node@6', '@segment/analytics-node@3'].filter(
   (c) => pick('client') === undefined || c === pick('client'),
 )
-const SCENARIOS = ['down-500', 'refused', 'hang', 'flaky-25', 'flaky-25-100k', 'recovery', 'kill-20', 'kill-2000'].filter(
+const SCENARIOS = ['down-500', 'refused', 'hang', 'flaky-25', 'flaky-25-100k', 'recovery', 'kill-20', 'kill-2000', 'fallback'].filter(
   (s) => pick('scenario') === undefined || s === pick('scenario'),
 )
 // The kill -9 scenarios run eventrail with the spool too (a client of its own in their table).
+// The fallback scenario runs eventrail only: the other clients have no fallback host.
 const clientsOf = (scenario) =>
-  scenario.startsWith('kill-') ? KILL_CLIENTS.filter((c) => pick('client') === undefined || c === pick('client')) : CLIENTS
+  scenario.startsWith('kill-')
+    ? KILL_CLIENTS.filter((c) => pick('client') === undefined || c === pick('client'))
+    : scenario === 'fallback'
+      ? CLIENTS.filter((c) => c === 'eventrail')
+      : CLIENTS
 
 const sec = (ms) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`)
 
 if (process.env.OUTAGE_CHILD) {
   const { client, scenario, quick: isQuick } = JSON.parse(process.env.OUTAGE_CHILD)
+  const failed = (err) => ({ error: String(err?.message ?? err).split('\n')[0] })
   const result = scenario.startsWith('kill-')
-    ? await runKill(client, scenario, { root, quick: isQuick }).catch((err) => ({ error: String(err?.message ?? err).split('\n')[0] }))
-    : await runScenario(client, scenario, { root, quick: isQuick })
+    ? await runKill(client, scenario, { root, quick: isQuick }).catch(failed)
+    : scenario === 'fallback'
+      ? await runFallback({ root, quick: isQuick }).catch(failed)
+      : await runScenario(client, scenario, { root, quick: isQuick })
   process.send(result, () => process.exit(0))
 } else {
   const results = {}
@@ -62,7 +74,10 @@ if (process.env.OUTAGE_CHILD) {
       process.stderr.write(`${JSON.stringify(results[scenario][client], (k, v) => (k === 'runs' ? undefined : v))}\n`)
     }
   }
-  const markdown = [render(results), renderKill(results, SCENARIOS)].filter((part) => part !== '').join('\n\n')
+  const fallback = results.fallback?.eventrail
+  const markdown = [render(results), renderKill(results, SCENARIOS), fallback === undefined ? '' : renderFallback(fallback)]
+    .filter((part) => part !== '')
+    .join('\n\n')
   console.log(markdown)
   if (!quick && pick('client') === undefined && pick('scenario') === undefined) {
     writeFileSync(

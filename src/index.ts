@@ -29,7 +29,7 @@ export type { PlanMode } from './plan/check'
 export type { TrackingPlan } from './plan/define-plan'
 export { MAX_MESSAGE_BYTES, MAX_BATCH_BYTES } from './core/limits'
 export { LIBRARY_NAME, VERSION } from './core/version'
-export type { AnalyticsEvents, AnalyticsStats, BreakerChange, FlushInfo, DropInfo, ReplayInfo, SpoolStats } from './client/observe'
+export type { AnalyticsEvents, AnalyticsStats, BreakerChange, FlushInfo, HostStats, DropInfo, ReplayInfo, SpoolStats } from './client/observe'
 export type { RetryInfo } from './delivery/deliver'
 export type { Delivery, DeliverMethods } from './client/deliver-methods'
 export type {

@@ -2,7 +2,7 @@ import type { RetryInfo } from '../delivery/deliver'
 import { ServiceUnavailableError } from '../core/errors'
 import { describeThrown } from '../core/describe'
 import { createWarnOnce } from '../plan/warn-once'
-import type { AnalyticsStats, Observers } from './observe'
+import type { AnalyticsStats, BreakerChange, Observers } from './observe'
 import { settleLater } from '../queue/settle'
 import { failureReason, refusalReason, retryReason } from './outcome-reasons'
 import type { FlushOutcome } from '../queue/scheduler'
@@ -150,15 +150,14 @@ export class ClientLedger {
     if (!(error instanceof ServiceUnavailableError)) this.report(error)
   }
 
-  /** The outage breaker opened: `breaker` listeners, then the error, once per outage. */
-  breakerOpened(error: ServiceUnavailableError): void {
-    this.#observers.emit('breaker', { state: 'open', error })
-    this.report(error)
-  }
-
-  /** The outage breaker closed after `downMs`: the service answers again. */
-  breakerClosed(downMs: number): void {
-    this.#observers.emit('breaker', { state: 'closed', downMs })
+  /**
+   * A host's outage breaker opened or closed: `breaker` listeners; when every host is down (the
+   * outage), then the error, once per outage. A failover (another host takes the requests) fails
+   * nothing and is not reported as an error.
+   */
+  breakerChanged(change: BreakerChange): void {
+    this.#observers.emit('breaker', change)
+    if (change.state === 'open' && change.activeHost === undefined) this.report(change.error)
   }
 
   /** An attempt that will be made again. */

@@ -44,11 +44,39 @@ export interface ReplayInfo {
 }
 
 /**
- * The outage breaker opened (the service is down: messages fail at once with `error` until a probe
- * gets an answer) or closed again (after `downMs`): reported to `on('breaker')` listeners.
+ * The outage breaker of `host` opened (the host is down) or closed again (after `downMs`):
+ * reported to `on('breaker')` listeners. `activeHost` is where requests go now. Without
+ * `fallbackHosts` it is `host` once closed and none once open: the service is down, and messages
+ * fail at once with `error` (or wait in the spool) until a probe gets an answer. With
+ * `fallbackHosts`, an `open` with an `activeHost` is a failover (nothing fails: requests go to that
+ * host, and `host` is probed); an `open` without one means every host is down.
  */
 export type BreakerChange =
-  { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number }
+  | {
+      readonly state: 'open'
+      /** The host whose breaker opened. */
+      readonly host: string
+      readonly error: ServiceUnavailableError
+      /** The host requests go to now; undefined while every host is down. */
+      readonly activeHost: string | undefined
+    }
+  | {
+      readonly state: 'closed'
+      /** The host whose breaker closed: it answers again. */
+      readonly host: string
+      readonly downMs: number
+      /** The host requests go to now (the first one, in order, that answers). */
+      readonly activeHost: string
+    }
+
+/** One host (`host`, then each of `fallbackHosts`) as `stats().hosts` shows it. */
+export interface HostStats {
+  readonly host: string
+  /** Its outage breaker: `'closed'` while it answers, `'open'` while it is down, `'probing'` while a probe of it is in flight. */
+  readonly state: 'closed' | 'open' | 'probing'
+  /** Whether requests go to it now: the first host, in order, whose breaker is closed. */
+  readonly active: boolean
+}
 
 /** The events of `analytics.on(event, listener)` and what each listener receives. */
 export interface AnalyticsEvents {
@@ -115,6 +143,11 @@ export interface AnalyticsStats {
    * fail at once, or wait for the next probe); `'probing'` while a probe request is in flight.
    */
   readonly breaker: 'closed' | 'open' | 'probing'
+  /**
+   * With `fallbackHosts`: each host in order (`host` first), its breaker and whether requests go to
+   * it now; absent without. `breaker` is then `'closed'` while any host answers.
+   */
+  readonly hosts?: readonly HostStats[]
   /** With a spool: its files, what waits in it, what was replayed; absent without one. */
   readonly spool?: SpoolStats
 }

@@ -28,7 +28,7 @@ export function wireClient(options: ResolvedOptions, observers: Observers, clock
         ledger.requestDone(path, entries.length, bytes, error, durationMs, replayed),
       retry: (info) => ledger.retry(info),
       report: (err) => ledger.report(toError(err)),
-      breaker: (change) => (change.state === 'open' ? ledger.breakerOpened(change.error) : ledger.breakerClosed(change.downMs)),
+      breaker: (change) => ledger.breakerChanged(change),
     },
     spoolFactory(options, ledger),
   )
@@ -45,7 +45,7 @@ export function clientStats(
   scheduler: FlushScheduler,
   pipeline: MessagePipeline | undefined,
 ): AnalyticsStats {
-  const attempts = scheduler.attempts
+  const { active, limit, breaker, hosts } = scheduler.sending
   const { completed, ...counts } = ledger.counts()
   const queued = scheduler.queued
   const inFlight = scheduler.inFlight
@@ -56,9 +56,10 @@ export function clientStats(
     ...counts,
     accepted: completed + queued + inFlight,
     queueCapacity: options.maxQueueSize,
-    requestsInFlight: attempts.active,
-    inFlightLimit: attempts.limit,
-    breaker: scheduler.breaker,
+    requestsInFlight: active,
+    inFlightLimit: limit,
+    breaker,
+    ...(hosts === undefined ? {} : { hosts }),
     ...(scheduler.spool === undefined ? {} : { spool: scheduler.spool }),
   }
 }

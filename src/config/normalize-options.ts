@@ -5,7 +5,7 @@ import { defaultPlanMode, type PlanMode } from '../plan/check'
 import { resolvedPlanOf, type ResolvedPlan } from '../plan/resolved'
 import { fixedInFlight } from '../flow-control/in-flight-limit'
 import { inheritedOptionError, unknownOptionError, writeKeyObjectError } from './option-mistakes'
-import { booleanOption, delayOption, functionOption, hostOption, integerOption, numberOption } from './option-rules'
+import { booleanOption, delayOption, fallbackHostsOption, functionOption, hostOption, integerOption, numberOption } from './option-rules'
 import { ADAPTIVE_IN_FLIGHT, type AnalyticsOptions, type ResolvedOptions } from './options'
 import { checkStaticContext } from './static-context'
 import type { ErrorHandler, FetchLike } from '../core/types'
@@ -37,9 +37,11 @@ export function normalizeOptions(writeKey: unknown, options: AnalyticsOptions = 
   const o = withoutNulls(ownOptions(options, 'options', 'Analytics'))
   const unknown = unknownOptionError(o, KNOWN_OPTIONS) ?? inheritedOptionError(options, KNOWN_OPTIONS)
   if (unknown !== undefined) throw unknown
+  const host = hostOption(o.host)
   return Object.freeze({
     writeKey,
-    host: hostOption(o.host),
+    host,
+    fallbackHosts: fallbackHostsOption(o.fallbackHosts, host),
     flushAt: integerOption(o, 'flushAt', 1),
     flushIntervalMs: delayOption(o, 'flushInterval', 0, 'Infinity for no timed flushes'),
     enable: booleanOption(o, 'enable'),
@@ -83,6 +85,7 @@ function planOptions(value: unknown, mode: unknown): { plan: ResolvedPlan | unde
  */
 const OPTION_NAMES: { readonly [Name in keyof Required<AnalyticsOptions>]: true } = {
   host: true,
+  fallbackHosts: true,
   flushAt: true,
   flushInterval: true,
   enable: true,

@@ -23,6 +23,18 @@ export interface AnalyticsOptions {
    */
   host?: string
   /**
+   * Hosts to send to while `host` is down, in order of preference; each as `host` must be (the
+   * same rules, none repeated). When the outage breaker opens for `host`, requests go to the first
+   * fallback host whose breaker is closed; `host` keeps being probed (every 1 s, growing to 30 s)
+   * and traffic returns to it once a probe gets an answer. Only when every host is down do
+   * messages fail at once (or wait in the spool). The write key is sent to these hosts too, and
+   * only to the hosts listed here and in `host` (redirects are never followed). Requests in flight
+   * at a switch may arrive twice, with the same `messageId`s (docs/delivery.md, "Fallback hosts").
+   * @defaultValue `[]`: no fallback
+   * @example `{ host: 'https://collect.example.com', fallbackHosts: ['https://collect-b.example.com'] }`
+   */
+  fallbackHosts?: readonly string[]
+  /**
    * Number of queued messages that triggers a flush. `1` sends every message as soon as it arrives.
    * @defaultValue 20
    */
@@ -175,6 +187,8 @@ export interface AnalyticsOptions {
 export interface ResolvedOptions {
   readonly writeKey: string
   readonly host: string
+  /** The `fallbackHosts` option, checked: the hosts after `host`, in order (none: empty). */
+  readonly fallbackHosts: readonly string[]
   readonly flushAt: number
   readonly flushIntervalMs: number
   readonly enable: boolean

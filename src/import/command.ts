@@ -179,11 +179,11 @@ async function importFile(
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  // The service is down (the client's outage breaker opened): reading on would only fail line
-  // after line. Stop as on Ctrl+C (what is in flight finishes, the checkpoint is written), exit 1.
+  // The service is down (the client's outage breaker opened, on every host): reading on would only
+  // fail line after line. Stop as on Ctrl+C (what is in flight finishes, the checkpoint is written), exit 1.
   let outage: string | undefined
   analytics.on('breaker', (change) => {
-    if (change.state !== 'open' || controller.signal.aborted) return
+    if (change.state !== 'open' || change.activeHost !== undefined || controller.signal.aborted) return
     outage = `${change.error.url ?? ''}: the service is unavailable (last: ${change.error.lastFailure})`
     interruptStatus = 1
     display.notice(`Stopping: ${outage}. The messages in flight finish and the checkpoint is written.`)

@@ -25,17 +25,19 @@ export interface DeliveryParts {
 }
 
 /**
- * The context of every request of one instance: one transport, the retry policy, the outage
- * breaker and the scheduler's hooks.
+ * The context of every request of one instance: a transport per host (`host`, then
+ * `fallbackHosts`), the retry policy, the outage breaker over the hosts and the scheduler's hooks.
  */
 export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts): { context: DeliveryContext; outage: OutageBreaker } {
   const now = (): number => Date.now()
-  const outage = new OutageBreaker(o.host, DEFAULT_BREAKER, parts.timers, parts.outage, now, Math.random, parts.keepsOnDisk)
+  // The write key goes to these hosts only: the user listed each of them.
+  const hosts = [o.host, ...o.fallbackHosts].map((host) => ({ host, transport: createHttpTransport({ ...o, host }) }))
+  const outage = new OutageBreaker(hosts, DEFAULT_BREAKER, parts.timers, parts.outage, now, Math.random, parts.keepsOnDisk)
   const context: DeliveryContext = {
-    transport: createHttpTransport(o),
+    transport: hosts[0].transport,
     policy: { maxRetries: o.maxRetries, baseMs: o.retryBaseMs, capMs: o.retryCapMs, maxTotalMs: o.maxRetryTimeMs },
     timeoutMs: o.timeoutMs,
-    host: o.host,
+    route: (isProbe) => outage.route(isProbe),
     sleep: (ms, signal, path) => outage.sleep(ms, signal, path),
     attemptEnded: (path, report) => {
       parts.laneReport(path, report.signal, report.startedMs)
@@ -50,8 +52,8 @@ export function createDeliveryContext(o: ResolvedOptions, parts: DeliveryParts):
     },
     resumeSlot: (signal) => parts.slots().resumeAfterWait(signal),
     reclaimSlot: () => parts.slots().reclaimAfterFailedWait(),
-    lastAcceptedStartMs: () => outage.lastAcceptedStartMs,
-    retryWaitCapMs: () => outage.retryWaitCapMs,
+    lastAcceptedStartMs: (host) => outage.lastAcceptedStartMs(host),
+    retryWaitCapMs: (failedHost) => outage.retryWaitCapMs(failedHost),
     rateSlot: (signal) => parts.rate().waitForTurn(signal),
     now,
     random: Math.random,

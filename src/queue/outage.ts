@@ -1,58 +1,72 @@
-import type { AttemptReport } from '../delivery/deliver'
-import {
-  afterGivingUp,
-  afterProbeFailed,
-  afterVerdict,
-  CLOSED,
-  probeDueMs,
-  retryWaitCapMs,
-  type BreakerPolicy,
-  type BreakerState,
-} from '../flow-control/breaker'
-import { ServiceUnavailableError } from '../core/errors'
-import type { Timer } from '../platform/timers'
+import type { AttemptReport, Route } from '../delivery/deliver'
+import type { BreakerPolicy } from '../flow-control/breaker'
+import type { ServiceUnavailableError } from '../core/errors'
+import type { Transport } from '../platform/transport'
 import type { HeldTimers } from './held-timers'
+import { HostBreaker, type BreakerStatus } from './host-breaker'
+
+export type { BreakerStatus } from './host-breaker'
+
+/**
+ * One host's breaker opened or closed, and where requests go now (`activeHost`; none while every
+ * host is down: the outage).
+ */
+export type HostChange =
+  | { readonly state: 'open'; readonly host: string; readonly error: ServiceUnavailableError; readonly activeHost: string | undefined }
+  | { readonly state: 'closed'; readonly host: string; readonly downMs: number; readonly activeHost: string }
+
+/** One host as `stats().hosts` shows it. */
+export interface HostStatus {
+  readonly host: string
+  /** Its breaker: closed (it answers), open (down), probing (down, a probe in flight). */
+  readonly state: BreakerStatus
+  /** Whether requests go to it now: the first host, in the order given, whose breaker is closed. */
+  readonly active: boolean
+}
 
 /** What the breaker tells the scheduler. */
 export interface OutageHooks {
-  /** The breaker opened: fail what waits, and tell the user once. */
+  /** Every host is down (the breaker of the last one up opened): fail what waits, and tell the user once. */
   opened(error: ServiceUnavailableError): void
-  /** The breaker closed after `downMs`: send what waits. */
+  /** A host answers again after every host was down for `downMs`: send what waits. */
   closed(downMs: number): void
   /** A probe may start now. */
   probeDue(): void
+  /** One host's breaker opened or closed (the `breaker` event); called before `opened` and `closed`. */
+  changed(change: HostChange): void
 }
 
-/** The breaker's state as `stats()` reports it. */
-export type BreakerStatus = 'closed' | 'open' | 'probing'
+/** What each host needs: its URL and its own transport (the write key goes to it). */
+export interface HostRoute {
+  readonly host: string
+  readonly transport: Transport
+}
+
+// A retry that waits is woken when its host went down and another took over: it goes there now.
+const MOVED = Symbol('moved to another host')
 
 /**
- * The outage breaker of one instance, driven: it feeds {@link afterVerdict} what every attempt
- * said, wakes the retries that wait (they fail at once when it opens), times the probes, and
- * writes the error that messages get while the service is down.
+ * The outage breaker of one instance, over its hosts (`host`, then `fallbackHosts`): one
+ * {@link HostBreaker} each. Requests go to the first host whose breaker is closed; a host before it
+ * that is down gets a request's attempt as its probe when its breaker allows one, and takes the
+ * requests back once a probe gets an answer. The instance is down (`isOpen`: messages fail at once
+ * or wait in the spool, one request at a time probes) only while every host is down. It wakes the
+ * retries that wait (they fail at once when every host is down, and retry on the next host at
+ * once when theirs went down), and writes the error that messages get meanwhile.
  */
 export class OutageBreaker {
-  readonly #policy: BreakerPolicy
-  readonly #timers: HeldTimers
+  readonly #hosts: readonly HostRoute[]
+  readonly #breakers: readonly HostBreaker[]
   readonly #hooks: OutageHooks
-  readonly #now: () => number
-  readonly #random: () => number
-  readonly #parked = new Set<() => void>()
-  #state: BreakerState = CLOSED
-  #last: { status?: number | undefined; body?: string | undefined; error?: Error | undefined } = {}
-  #lastProbeMs = 0
-  #openedMs = 0
-  #isProbing = false
-  #probeTimer: Timer | undefined
-  #lastFailure = ''
-  #lastAcceptedStartMs = -Infinity
-
-  readonly #host: string
-  readonly #keepsOnDisk: boolean
+  readonly #timers: HeldTimers
+  readonly #parked = new Set<(why: typeof MOVED | 'outage') => void>()
+  /** The host the pump's probe goes to while every host is down (set by `mayProbe`). */
+  #probeFor: number | undefined
+  #lastOpened = 0
 
   /** @param keepsOnDisk - whether the client has a spool: then what waits during an outage stays on disk, and the error says so. */
   constructor(
-    host: string,
+    hosts: readonly HostRoute[],
     policy: BreakerPolicy,
     timers: HeldTimers,
     hooks: OutageHooks,
@@ -60,148 +74,165 @@ export class OutageBreaker {
     random: () => number,
     keepsOnDisk = false,
   ) {
-    this.#host = host
-    this.#keepsOnDisk = keepsOnDisk
-    this.#policy = policy
-    this.#timers = timers
+    this.#hosts = hosts
     this.#hooks = hooks
-    this.#now = now
-    this.#random = random
+    this.#timers = timers
+    this.#breakers = hosts.map(({ host }, i) => {
+      const hostHooks = {
+        opened: () => this.#opened(i),
+        closed: (downMs: number) => this.#closed(i, downMs),
+        probeDue: () => hooks.probeDue(),
+      }
+      return new HostBreaker(host, policy, timers, hostHooks, now, random, keepsOnDisk)
+    })
   }
 
+  /** Whether every host is down. */
   get isOpen(): boolean {
-    return this.#state.isOpen
+    return this.#active() < 0
   }
 
+  /** Whether some host is down (maybe not every one): the instance keeps its breakers then. */
+  get isDegraded(): boolean {
+    return this.#breakers.some((b) => b.isOpen)
+  }
+
+  /** Closed while some host answers; open (or probing, a probe in flight) while every host is down. */
   get status(): BreakerStatus {
-    return !this.#state.isOpen ? 'closed' : this.#isProbing ? 'probing' : 'open'
+    if (!this.isOpen) return 'closed'
+    return this.#breakers.some((b) => b.status === 'probing') ? 'probing' : 'open'
   }
 
-  /** When the latest attempt that the service accepted (2xx) started, ms: requests failing since before then carry a batch problem. */
-  get lastAcceptedStartMs(): number {
-    return this.#lastAcceptedStartMs
-  }
-
-  /** The longest a retry may wait now (shorter while failures build a run, so that attempts keep looking). */
-  get retryWaitCapMs(): number {
-    return retryWaitCapMs(this.#state, this.#policy)
+  /** Each host, in order, with its breaker's state and whether requests go to it. */
+  get hosts(): HostStatus[] {
+    const active = this.#active()
+    return this.#breakers.map((b, i) => ({ host: b.host, state: b.status, active: i === active }))
   }
 
   /**
-   * The error of a message while the breaker is open; undefined while it is closed. Without a
-   * spool the message failed; with one it waits on disk, and its text says so.
+   * The longest a retry after a failure on `failedHost` may wait now: none when that host is down
+   * and another takes the requests (the wait was for a host that is down); else shorter while
+   * failures build a run on the host requests go to.
    */
+  retryWaitCapMs(failedHost: string): number {
+    const active = this.#active()
+    if (active >= 0 && this.#breakerOf(failedHost).isOpen) return 0
+    return this.#breakers[active]?.retryWaitCapMs ?? Infinity
+  }
+
+  /** When the latest attempt that `host` accepted (2xx) started, ms. */
+  lastAcceptedStartMs(host: string): number {
+    return this.#breakerOf(host).lastAcceptedStartMs
+  }
+
+  /** The error of a message while every host is down; undefined while one answers. */
   error(path: string): ServiceUnavailableError | undefined {
-    if (!this.#state.isOpen) return undefined
-    const { status, error } = this.#last
-    const fate = this.#keepsOnDisk
-      ? 'the message is kept in the spool on disk and will be delivered once the service is back'
-      : 'the message failed at once instead of being retried'
-    return new ServiceUnavailableError(
-      `${this.#host}${path}: the service is unavailable (last: ${this.#lastFailure}); the outage breaker is open, so ${fate}. Delivery resumes when a probe (every 1-30 s) gets an answer.`,
-      status,
-      1,
-      { cause: error, url: `${this.#host}${path}`, body: this.#last.body, lastFailure: this.#lastFailure },
-    )
+    if (!this.isOpen) return undefined
+    return this.#breakers[this.#lastOpened].error(path, { othersDown: this.#breakers.length > 1 })
   }
 
-  /**
-   * An attempt ended: the breaker follows, and opens or closes. A failure of a request that carries
-   * a batch problem (it keeps failing while the service accepts others) says nothing about the service.
-   */
+  /** An attempt ended: the breaker of its host follows. */
   report(report: AttemptReport): void {
-    if (report.signal === 'success') this.#lastAcceptedStartMs = Math.max(this.#lastAcceptedStartMs, report.startedMs)
-    if (report.isBatchProblem === true) return
-    const now = this.#now()
-    const wasOpen = this.#state.isOpen
-    if (report.verdict !== 'alive') this.#last = { status: report.status, body: report.body, error: report.error }
-    if (report.isProbe) {
-      this.#isProbing = false
-      this.#lastProbeMs = now
-    }
-    this.#state =
-      report.isProbe && report.verdict !== 'alive'
-        ? afterProbeFailed(this.#state, this.#policy, now, this.#random)
-        : afterVerdict(this.#state, this.#policy, report.verdict, report.startedMs, now, this.#random)
-    if (!wasOpen && this.#state.isOpen) this.#open(now)
-    else if (wasOpen && !this.#state.isOpen) this.#close(now)
+    this.#breakerOf(report.host).report(report)
   }
 
   /**
-   * A request's retries ran out on answers that kept the breaker closed (a 429, a 5xx), and with a
-   * spool it waits on disk instead of failing: the breaker opens (see {@link afterGivingUp}).
+   * A request's retries ran out on answers that kept the breakers closed (a 429, a 5xx), and with
+   * a spool it waits on disk instead of failing: the host requests go to is taken as down.
    */
   gaveUp(status: number | undefined, body: string | undefined, error: Error): void {
-    if (this.#state.isOpen) return
-    const now = this.#now()
-    this.#last = { status, body, error }
-    this.#state = afterGivingUp(this.#state, this.#policy, now, this.#random)
-    this.#open(now)
+    this.#breakers[this.#active()]?.gaveUp(status, body, error)
   }
 
   /**
-   * Whether the probe may start now (then the caller starts exactly one request as the probe);
-   * else a timer calls `probeDue` when it may.
+   * While every host is down: whether a probe may start now (then the caller starts exactly one
+   * request as the probe, and its attempt goes to the host whose probe is due, the first in order);
+   * else the hosts' timers call `probeDue` when one may.
    */
   mayProbe(isFlushAwaited: boolean): boolean {
-    if (this.#isProbing) return false
-    const dueMs = probeDueMs(this.#state, this.#policy, this.#lastProbeMs, isFlushAwaited)
-    const waitMs = dueMs - this.#now()
-    if (waitMs <= 0) {
-      this.#cancelProbeTimer()
-      this.#isProbing = true
-      return true
+    for (let i = 0; i < this.#breakers.length; i++) {
+      if (this.#breakers[i].mayProbe(isFlushAwaited)) {
+        this.#probeFor = i
+        return true
+      }
     }
-    this.#cancelProbeTimer()
-    this.#probeTimer = this.#timers.start(() => {
-      this.#probeTimer = undefined
-      this.#hooks.probeDue()
-    }, waitMs)
     return false
   }
 
-  /** Resolves after `ms`; rejects with `signal`'s reason when it aborts, or with the outage error when the breaker opens first. */
+  /**
+   * Where the next attempt goes: the pump's probe to the host it was for; else a host before the
+   * one requests go to, as its probe, when its breaker allows one; else the first host that answers.
+   */
+  route(isProbe: boolean): Route {
+    const probeFor = isProbe ? this.#probeFor : undefined
+    if (isProbe) this.#probeFor = undefined
+    if (probeFor !== undefined) return this.#routeTo(probeFor, true)
+    const active = this.#active()
+    for (let i = 0; i < active; i++) if (this.#breakers[i].mayProbe(false)) return this.#routeTo(i, true)
+    return this.#routeTo(Math.max(active, 0), false)
+  }
+
+  /**
+   * Resolves after `ms` (at once when the host requests went to went down and another took over);
+   * rejects with `signal`'s reason when it aborts, or with the outage error when every host is down.
+   */
   sleep(ms: number, signal: AbortSignal, path: string): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason as Error)
     const controller = new AbortController()
     const follow = (): void => controller.abort(signal.reason)
-    const wake = (): void => controller.abort(this.error(path))
+    const wake = (why: typeof MOVED | 'outage'): void => controller.abort(why === MOVED ? MOVED : this.error(path))
     signal.addEventListener('abort', follow, { once: true })
     this.#parked.add(wake)
+    const end = (): void => {
+      this.#parked.delete(wake)
+      signal.removeEventListener('abort', follow)
+    }
+    const afterWait = (): void => {
+      const outage = this.error(path)
+      if (outage !== undefined) throw outage
+    }
     return this.#timers.sleep(ms, controller.signal).then(
       () => {
-        this.#parked.delete(wake)
-        signal.removeEventListener('abort', follow)
-        const outage = this.error(path)
-        if (outage !== undefined) throw outage
+        end()
+        afterWait()
       },
       (err: unknown) => {
-        this.#parked.delete(wake)
-        signal.removeEventListener('abort', follow)
-        throw err
+        end()
+        if (err !== MOVED) throw err
+        afterWait()
       },
     )
   }
 
-  #open(now: number): void {
-    const { status, body, error } = this.#last
-    const answer = body === undefined ? `${status}` : `${status} (${body})`
-    this.#lastFailure = status !== undefined ? `the service answered ${answer}` : (error?.message ?? 'a network error')
-    this.#lastProbeMs = now
-    this.#openedMs = now
-    for (const wake of [...this.#parked]) wake()
-    this.#hooks.opened(this.error('/v1/batch') as ServiceUnavailableError)
+  #active(): number {
+    return this.#breakers.findIndex((b) => !b.isOpen)
   }
 
-  #close(now: number): void {
-    this.#cancelProbeTimer()
-    this.#isProbing = false
-    this.#hooks.closed(now - this.#openedMs)
+  #breakerOf(host: string): HostBreaker {
+    return this.#breakers.find((b) => b.host === host) ?? this.#breakers[0]
   }
 
-  #cancelProbeTimer(): void {
-    if (this.#probeTimer === undefined) return
-    this.#timers.stop(this.#probeTimer)
-    this.#probeTimer = undefined
+  #routeTo(i: number, isProbe: boolean): Route {
+    const breaker = this.#breakers[i]
+    return { ...this.#hosts[i], isProbe, cancel: isProbe ? () => breaker.probeCancelled() : () => undefined }
+  }
+
+  #opened(i: number): void {
+    this.#lastOpened = i
+    const active = this.#active()
+    const activeHost = this.#hosts[active]?.host
+    const error = this.#breakers[i].error('/v1/batch', { failoverTo: activeHost, othersDown: active < 0 && this.#breakers.length > 1 })
+    this.#hooks.changed({ state: 'open', host: this.#hosts[i].host, error: error as ServiceUnavailableError, activeHost })
+    // The host that went down was the one requests went to (`active > i`): the retries that wait
+    // were for it, and go to the next host at once. When every host is down they fail at once.
+    if (active < 0 || active > i) for (const wake of [...this.#parked]) wake(active < 0 ? 'outage' : MOVED)
+    if (active < 0) this.#hooks.opened(error as ServiceUnavailableError)
+  }
+
+  #closed(i: number, downMs: number): void {
+    const wasDown = this.#breakers.every((b, j) => j === i || b.isOpen)
+    const active = this.#active()
+    this.#hooks.changed({ state: 'closed', host: this.#hosts[i].host, downMs, activeHost: this.#hosts[active].host })
+    if (wasDown) this.#hooks.closed(downMs)
   }
 }

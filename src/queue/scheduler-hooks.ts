@@ -1,4 +1,4 @@
-import type { ServiceUnavailableError } from '../core/errors'
+import type { HostChange } from './outage'
 import type { RetryInfo } from '../delivery/deliver'
 import type { QueuedEntry } from './queue'
 
@@ -20,8 +20,9 @@ export interface SchedulerHooks {
   retry(info: RetryInfo): void
   /** Something the library could not hand to anyone else (a callback threw). */
   report(err: unknown): void
-  /** The outage breaker opened (with the error messages now get) or closed (after `downMs`). */
-  breaker(
-    change: { readonly state: 'open'; readonly error: ServiceUnavailableError } | { readonly state: 'closed'; readonly downMs: number },
-  ): void
+  /**
+   * A host's outage breaker opened (with its error) or closed (after `downMs`); `activeHost` is where
+   * requests go now, none while every host is down.
+   */
+  breaker(change: HostChange): void
 }

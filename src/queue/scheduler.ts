@@ -14,7 +14,7 @@ import { markBusy, markIdle, type IdleReleasable } from '../platform/idle-releas
 import { KeepAlive } from './keep-alive'
 import { LaneExpiry } from './lane-expiry'
 import { Lanes } from './lanes'
-import type { BreakerStatus } from './outage'
+import type { BreakerStatus, HostStatus } from './outage'
 import type { QueuedEntry } from './queue'
 import { OpenRequests } from './requests'
 import { RequestPump, type PumpOwner } from './request-pump'
@@ -60,15 +60,14 @@ export class FlushScheduler implements Drainable, IdleReleasable {
       hasWorkForSlot: () => this.#pump.hasWork,
       wake: () => this.#pump.wake(),
       retry: (info) => hooks.retry(info),
+      changed: (change) => hooks.breaker(change),
       opened: (error) => {
-        hooks.breaker({ state: 'open', error })
         // Without a spool what waits fails now; with one it waits on disk (flushes settle, deliver.* is told: kept).
         if (this.#spool === undefined) return this.#failWaiting(error)
         this.#releaseWaiters()
         this.#spool.keepWaiting([...this.#requests.waitingResends(), ...this.#lanes.waiting()], error)
       },
-      closed: (downMs) => {
-        hooks.breaker({ state: 'closed', downMs })
+      closed: () => {
         this.#spool?.pageIn()
         this.#pump.wake()
       },
@@ -133,14 +132,10 @@ export class FlushScheduler implements Drainable, IdleReleasable {
     return this.#pendingCount - this.#lanes.length
   }
 
-  /** HTTP attempts in flight now, and how many may be: the adaptive limit. */
-  get attempts(): { readonly active: number; readonly limit: number } {
-    return this.#send.attempts
-  }
-
-  /** The outage breaker: closed, open, or open with its probe in flight. */
-  get breaker(): BreakerStatus {
-    return this.#send.outage?.status ?? 'closed'
+  /** HTTP attempts in flight and the adaptive limit; the outage breaker; with `fallbackHosts`, each host's. */
+  get sending(): { active: number; limit: number; breaker: BreakerStatus; hosts: HostStatus[] | undefined } {
+    const { active, limit } = this.#send.attempts
+    return { active, limit, breaker: this.#send.outage?.status ?? 'closed', hosts: this.#send.hosts }
   }
 
   /** Takes a serialized message, or says why not (closed, full: `held` messages of `heldBytes` in async plugins count too). */

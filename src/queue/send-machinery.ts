@@ -8,7 +8,7 @@ import { createDeliveryContext } from './delivery-context'
 import type { HeldTimers } from './held-timers'
 import { startLimit } from '../flow-control/in-flight-limit'
 import type { Lanes } from './lanes'
-import type { OutageBreaker } from './outage'
+import type { HostChange, HostStatus, OutageBreaker } from './outage'
 import { RateGate } from './rate-gate'
 
 /** What the machinery asks of the scheduler. */
@@ -22,6 +22,8 @@ export interface MachineryHooks {
   opened(error: ServiceUnavailableError): void
   /** The outage breaker closed after `downMs`. */
   closed(downMs: number): void
+  /** One host's breaker opened or closed. */
+  changed(change: HostChange): void
 }
 
 /**
@@ -68,6 +70,13 @@ export class SendMachinery {
     return this.#outage
   }
 
+  /** With `fallbackHosts`: each host's breaker, and the host requests go to; undefined without. */
+  get hosts(): HostStatus[] | undefined {
+    const { host, fallbackHosts } = this.#options
+    if (fallbackHosts.length === 0) return undefined
+    return this.#outage?.hosts ?? [host, ...fallbackHosts].map((h, i) => ({ host: h, state: 'closed', active: i === 0 }))
+  }
+
   /** HTTP attempts in flight now, and how many may be. */
   get attempts(): { readonly active: number; readonly limit: number } {
     const slots = this.#slots
@@ -78,9 +87,11 @@ export class SendMachinery {
 
   /**
    * Lets every part go (an instance idle long enough: see `idle-release.ts`); each is made again
-   * on the next send. The in-flight limits start over from their initial values then.
+   * on the next send. The in-flight limits start over from their initial values then. Not while a
+   * host is down (a fallback host takes the requests): that host stays known to be down.
    */
   release(): void {
+    if (this.#outage?.isDegraded === true) return
     this.#slots = undefined
     this.#batches = undefined
     this.#rate = undefined
@@ -100,7 +111,12 @@ export class SendMachinery {
       rate: () => this.rate,
       wake: () => hooks.wake(),
       onRetry: (info) => hooks.retry(info),
-      outage: { opened: (error) => hooks.opened(error), closed: (downMs) => hooks.closed(downMs), probeDue: () => hooks.wake() },
+      outage: {
+        opened: (error) => hooks.opened(error),
+        closed: (downMs) => hooks.closed(downMs),
+        probeDue: () => hooks.wake(),
+        changed: (change) => hooks.changed(change),
+      },
       keepsOnDisk: this.#keepsOnDisk,
     })
     this.#outage = outage

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
-import { Analytics, DEFAULT_HOST, importMessages, PlanViolationError, type Plugin } from '../../src'
+import { Analytics, DEFAULT_HOST, importMessages, PlanViolationError, ValidationError, type Plugin } from '../../src'
 import { createCollector } from '../../src/collector'
 import { KNOWN_OPTIONS, normalizeOptions } from '../../src/config/normalize-options'
 import { instrument } from '../../src/otel'
@@ -65,6 +65,7 @@ describe("client options: only the options object's own fields", () => {
   const plan = definePlan({ events: { A: { '~standard': { version: 1, vendor: 't', validate: (value: unknown) => ({ value }) } } } })
   const VALUES: Record<string, unknown> = {
     host: 'http://127.0.0.1:9',
+    fallbackHosts: ['http://127.0.0.1:10'],
     flushAt: 7,
     flushInterval: 123,
     enable: false,
@@ -119,6 +120,21 @@ describe("client options: only the options object's own fields", () => {
     expect(urls.length).toBeGreaterThan(0)
     expect(urls.every((url) => url.startsWith(`${DEFAULT_HOST}/`))).toBe(true)
     expect(sentBy('key-host').map((m) => m.event)).toEqual(['Host'])
+    expect(attacker.arrivals).toBe(0)
+  })
+
+  it('a hole in fallbackHosts is refused, never read from a polluted prototype (the write key would go to its host)', async () => {
+    // eslint-disable-next-line no-sparse-arrays -- the hole is the point
+    const fallbackHosts = [, 'https://b.example.com'] as string[]
+    const error = await polluted({ 0: attacker.url }, () => {
+      try {
+        return normalizeOptions('k', { fallbackHosts })
+      } catch (err) {
+        return err
+      }
+    })
+    expect(error).toBeInstanceOf(ValidationError)
+    expect(error).toMatchObject({ field: 'fallbackHosts[0]' })
     expect(attacker.arrivals).toBe(0)
   })
 

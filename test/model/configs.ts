@@ -15,6 +15,12 @@ export interface ModelConfig {
   readonly plugins?: 'sync' | 'async'
   /** A tracking plan made with zod, checked in this mode. */
   readonly planMode?: 'report' | 'drop' | 'throw'
+  /**
+   * `fallbackHosts: [a second fault server]` whose mode lags the primary's by one switch (it takes
+   * the mode the primary leaves): each host goes down at its own time, and both at once when the
+   * primary's mode repeats (issue 32, part 6).
+   */
+  readonly fallback?: boolean
 }
 
 /** Every configuration of issue 34, item 3, plus one that combines the spool, async plugins and a plan. */
@@ -27,6 +33,8 @@ export const CONFIGS: readonly ModelConfig[] = [
   { name: 'plan-drop', spool: false, planMode: 'drop' },
   { name: 'plan-throw', spool: false, planMode: 'throw' },
   { name: 'spool+plugins-async+plan-drop', spool: true, plugins: 'async', planMode: 'drop' },
+  { name: 'fallback', spool: false, fallback: true },
+  { name: 'spool+fallback', spool: true, fallback: true },
 ]
 
 /** The fates a configuration can give a message. */
@@ -89,9 +97,16 @@ export const MODEL_PLAN = definePlan({
 })
 
 /** The options of a run: short timeouts and retries so that a run takes a second or two. */
-export function clientOptions(config: ModelConfig, host: string, rng: Rng, spoolDir: string | undefined): AnalyticsOptions {
+export function clientOptions(
+  config: ModelConfig,
+  host: string,
+  rng: Rng,
+  spoolDir: string | undefined,
+  fallbackHost?: string,
+): AnalyticsOptions {
   const options: AnalyticsOptions = {
     host,
+    ...(fallbackHost === undefined ? {} : { fallbackHosts: [fallbackHost] }),
     flushAt: rng.int(1, 12),
     flushInterval: rng.int(10, 80),
     timeout: rng.int(80, 200),

@@ -18,7 +18,7 @@ export interface RunResult {
   readonly ops: number
   readonly messages: number
   readonly violations: string[]
-  /** What the run went through (see `Oracle.coverage`), and how often the outage breaker opened. */
+  /** What the run went through (see `Oracle.coverage`), how often the outage breaker opened (every host down), and how often a host failed over. */
   readonly coverage: Record<string, number>
 }
 
@@ -34,22 +34,28 @@ export async function runSequence(config: ModelConfig, seed: number, length: num
   // The configuration's name goes into the seed: each configuration gets sequences of its own.
   const rng = createRng(seed ^ hashOf(config.name))
   const sequence = generateSequence(config, rng, length, avoided(config.name, strict))
-  const state = { mode: 'ok' as ServerMode }
+  const state = { mode: 'ok' as ServerMode, fallbackMode: 'ok' as ServerMode }
   const answers = createRng(seed ^ 0x5bd1e995)
   const server = await startFaultServer(() => answerFor(state.mode, answers))
+  const fallback = config.fallback === true ? await startFaultServer(() => answerFor(state.fallbackMode, answers)) : undefined
   const dir = config.spool ? mkdtempSync(path.join(tmpdir(), 'eventrail-model-')) : undefined
   const oracle = new Oracle(config)
   const client = new Analytics('model-key', {
-    ...clientOptions(config, server.url, rng, dir),
+    ...clientOptions(config, server.url, rng, dir, fallback?.url),
     ...(sequence.errorHandler ? { errorHandler: () => undefined } : {}),
   })
   let breakerOpens = 0
-  client.on('breaker', (change) => void (change.state === 'open' && (breakerOpens += 1)))
+  let failovers = 0
+  client.on('breaker', (change) => {
+    if (change.state !== 'open') return
+    if (change.activeHost === undefined) breakerOpens += 1
+    else failovers += 1
+  })
   const background: Promise<unknown>[] = []
   let closing: Promise<unknown> | undefined
   try {
     for (const [n, op] of sequence.ops.entries()) {
-      const work = step(op, n, { seed, client, server, state, oracle })
+      const work = step(op, n, { seed, client, server, fallback, state, oracle })
       if (op.kind === 'close') closing ??= work
       if (work !== undefined) background.push(work)
       const awaited = op.kind === 'wait' || op.kind === 'server' || ('awaited' in op && op.awaited)
@@ -62,6 +68,7 @@ export async function runSequence(config: ModelConfig, seed: number, length: num
         seed,
         client,
         server,
+        fallback,
         state,
         oracle,
       })
@@ -77,12 +84,21 @@ export async function runSequence(config: ModelConfig, seed: number, length: num
     }
     // Time for a second callback of a message, would there be one.
     await sleep(30)
-    const violations = oracle.check(server.requests, server.accepted, client.stats())
-    const coverage = { ...oracle.coverage(), ...(breakerOpens > 0 ? { 'breaker opened': breakerOpens } : {}) }
+    // With a fallback host, what either service saw and accepted.
+    const requests = [...server.requests, ...(fallback?.requests ?? [])]
+    const accepted = new Map(server.accepted)
+    for (const [id, times] of fallback?.accepted ?? []) accepted.set(id, (accepted.get(id) ?? 0) + times)
+    const violations = oracle.check(requests, accepted, client.stats())
+    const coverage = {
+      ...oracle.coverage(),
+      ...(breakerOpens > 0 ? { 'breaker opened': breakerOpens } : {}),
+      ...(failovers > 0 ? { 'failed over': failovers } : {}),
+    }
     return { config: config.name, seed, ops: sequence.ops.length, messages: oracle.messages, violations, coverage }
   } finally {
     await client.closeAndFlush({ timeout: 100 }).catch(() => undefined)
     await server.close()
+    await fallback?.close()
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
 }
@@ -91,7 +107,9 @@ interface StepContext {
   readonly seed: number
   readonly client: Analytics
   readonly server: FaultServer
-  readonly state: { mode: ServerMode }
+  /** The fallback host's server, with `fallback` configurations. */
+  readonly fallback: FaultServer | undefined
+  readonly state: { mode: ServerMode; fallbackMode: ServerMode }
   readonly oracle: Oracle
 }
 
@@ -143,8 +161,18 @@ function step(op: Op, n: number, ctx: StepContext): Promise<unknown> | undefined
 async function switchServer(ctx: StepContext, mode: ServerMode): Promise<void> {
   const was = ctx.state.mode
   ctx.state.mode = mode
-  if (was === 'downRefused' && mode !== 'downRefused') await ctx.server.reopen()
-  if (was !== 'downRefused' && mode === 'downRefused') await ctx.server.close()
+  await follow(ctx.server, was, mode)
+  // The fallback host takes the mode the primary leaves.
+  if (ctx.fallback === undefined) return
+  const fallbackWas = ctx.state.fallbackMode
+  ctx.state.fallbackMode = was
+  await follow(ctx.fallback, fallbackWas, was)
+}
+
+// A server refuses connections (closed) in `downRefused`, and listens again after it.
+async function follow(server: FaultServer, was: ServerMode, mode: ServerMode): Promise<void> {
+  if (was === 'downRefused' && mode !== 'downRefused') await server.reopen()
+  if (was !== 'downRefused' && mode === 'downRefused') await server.close()
 }
 
 function hashOf(text: string): number {

@@ -3,11 +3,10 @@ import { NO_TROUBLE, SplitBatch } from '../../src/delivery/isolation'
 import { DeliveryError, PoisonMessageError, TimeoutError } from '../../src'
 
 function context(overrides: Partial<DeliveryContext>): DeliveryContext {
-  return {
+  const ctx: Omit<DeliveryContext, 'route'> = {
     transport: { acceptsBytes: false, send: () => Promise.resolve({ status: 503, retryAfter: null }) },
     policy: { maxRetries: 3, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
     timeoutMs: 1000,
-    host: 'http://127.0.0.1:1',
     outage: () => undefined,
     sleep: () => Promise.resolve(),
     attemptEnded: () => undefined,
@@ -22,6 +21,8 @@ function context(overrides: Partial<DeliveryContext>): DeliveryContext {
     onRetry: () => undefined,
     ...overrides,
   }
+  // One host: every attempt goes to it.
+  return { route: () => ({ host: 'http://127.0.0.1:1', transport: ctx.transport, isProbe: false, cancel: () => undefined }), ...ctx }
 }
 
 const REQUEST = { sinceMs: 0, isProbe: false, count: 1, trouble: NO_TROUBLE }
@@ -117,6 +118,53 @@ describe('deliverRequest', () => {
       expect(batch).not.toBeInstanceOf(SplitBatch)
       const single = await deliverRequest('/v1/batch', '{}', ctx, new AbortController().signal, REQUEST).catch((err: unknown) => err)
       expect(single).not.toBeInstanceOf(PoisonMessageError)
+    })
+  })
+
+  // Issue 32, part 6: with fallbackHosts, an attempt may go to a host that is down, as its probe.
+  describe('with a fallback host', () => {
+    const down = { acceptsBytes: false, send: () => Promise.resolve({ status: 500, retryAfter: null }) }
+    const up = { acceptsBytes: false, send: () => Promise.resolve({ status: 200, retryAfter: null }) }
+
+    it('a probe of a host that is down that fails is not a retry: with maxRetries 0 the request goes on at once and is delivered', async () => {
+      const reports: [string, boolean, string][] = []
+      const routes = [
+        { host: 'http://a.test', transport: down, isProbe: true, cancel: () => undefined },
+        { host: 'http://b.test', transport: up, isProbe: false, cancel: () => undefined },
+      ]
+      let waits = 0
+      const ctx = context({
+        policy: { maxRetries: 0, baseMs: 10, capMs: 10, maxTotalMs: 60_000 },
+        attemptEnded: (_path, r) => reports.push([r.host, r.isProbe, r.verdict]),
+        // a is still down and b takes the requests: no wait after a failure on a.
+        retryWaitCapMs: (host) => (host === 'http://a.test' ? 0 : Infinity),
+        sleep: () => {
+          waits += 1
+          return Promise.resolve()
+        },
+      })
+      await deliverRequest('/v1/batch', '{}', { ...ctx, route: () => routes.shift()! }, new AbortController().signal, REQUEST)
+      expect(reports).toEqual([
+        ['http://a.test', true, 'failed'],
+        ['http://b.test', false, 'alive'],
+      ])
+      expect(waits).toBe(0)
+    })
+
+    it('maxRetries counts per host: a request that moved to another host gets its retries there', async () => {
+      const hosts: string[] = []
+      let n = 0
+      const ctx = context({ policy: { maxRetries: 1, baseMs: 1, capMs: 1, maxTotalMs: 60_000 } })
+      // One attempt on a, then (a went down) b, where the retry (the third attempt) succeeds: with
+      // one count for the request, maxRetries 1 would have ended it after the second.
+      const route = () => {
+        const host = n === 0 ? 'http://a.test' : 'http://b.test'
+        const transport = n++ < 2 ? down : up
+        hosts.push(host)
+        return { host, transport, isProbe: false, cancel: () => undefined }
+      }
+      await deliverRequest('/v1/batch', '{}', { ...ctx, route }, new AbortController().signal, REQUEST)
+      expect(hosts).toEqual(['http://a.test', 'http://b.test', 'http://b.test'])
     })
   })
 })

@@ -62,9 +62,9 @@ describe('unknown options', () => {
 
   it('lists every option of AnalyticsOptions and accepts each of them', () => {
     expect(KNOWN_OPTIONS).toContain('waitUntil')
-    // The 17 of the first release, plugins, pluginTimeout, context, plan, planMode (issue 24), spool (issue 22).
-    expect(KNOWN_OPTIONS).toEqual(expect.arrayContaining(['plugins', 'pluginTimeout', 'context', 'plan', 'planMode', 'spool']))
-    expect(KNOWN_OPTIONS).toHaveLength(23)
+    // The 17 of the first release, plugins, pluginTimeout, context, plan, planMode (issue 24), spool (issue 22), fallbackHosts (issue 32).
+    expect(KNOWN_OPTIONS).toEqual(expect.arrayContaining(['plugins', 'pluginTimeout', 'context', 'plan', 'planMode', 'spool', 'fallbackHosts']))
+    expect(KNOWN_OPTIONS).toHaveLength(24)
     expect(closestName('Host', KNOWN_OPTIONS)).toBe('host')
     expect(closestName('telemetry', KNOWN_OPTIONS)).toBeUndefined()
   })

@@ -105,4 +105,60 @@ describe('normalizeOptions', () => {
       )
     },
   )
+  // Issue 32, part 6: each fallback host is a host, by the same rules; the error names the entry.
+  describe('fallbackHosts', () => {
+    it('defaults to none, and keeps the hosts in order without their trailing slashes', () => {
+      expect(normalizeOptions('key').fallbackHosts).toEqual([])
+      const o = normalizeOptions('key', {
+        host: 'https://a.example.com',
+        fallbackHosts: ['https://b.example.com/', 'http://127.0.0.1:4040/p'],
+      })
+      expect(o.fallbackHosts).toEqual(['https://b.example.com', 'http://127.0.0.1:4040/p'])
+    })
+
+    it.each([
+      [
+        'not an array',
+        'https://b.example.com',
+        'fallbackHosts',
+        'must be an array of http(s) URLs such as ["https://events.eu1.segmentapis.com"]',
+      ],
+      [
+        'not a URL',
+        ['https://b.example.com', 'b.example.com'],
+        'fallbackHosts[1]',
+        'must be an http(s) URL such as "https://api.segment.io"',
+      ],
+      ['another scheme', ['ftp://b.example.com'], 'fallbackHosts[0]', 'must be an http(s) URL such as "https://api.segment.io"'],
+      ['not a string', [undefined], 'fallbackHosts[0]', 'must be an http(s) URL such as "https://api.segment.io"'],
+      [
+        'credentials',
+        ['https://user:secret@b.example.com'],
+        'fallbackHosts[0]',
+        'must not contain a user name or password (the write key is the only credential)',
+      ],
+      ['a query string', ['https://b.example.com?x=1'], 'fallbackHosts[0]', 'must not contain a query string or a fragment ("?" or "#")'],
+      [
+        'the endpoint',
+        ['https://b.example.com/v1/batch'],
+        'fallbackHosts[0]',
+        'must not end in "/v1/batch": the client adds /v1/batch and /v1/alias itself; write "https://b.example.com"',
+      ],
+      ['the host again', ['https://a.example.com/'], 'fallbackHosts[0]', 'must differ from "host" and from the other fallback hosts'],
+      [
+        'a repeat',
+        ['https://b.example.com', 'https://b.example.com/'],
+        'fallbackHosts[1]',
+        'must differ from "host" and from the other fallback hosts',
+      ],
+    ])('refuses %s, naming the entry and the rule', (_name, fallbackHosts, field, rule) => {
+      expect(() => normalizeOptions('key', { host: 'https://a.example.com', fallbackHosts } as never)).toThrow(
+        new ValidationError(field, rule, 'Analytics'),
+      )
+    })
+
+    it('suggests "fallbackHosts" for "fallbackHost"', () => {
+      expect(() => normalizeOptions('key', { fallbackHost: ['https://b.example.com'] } as never)).toThrow(/did you mean "fallbackHosts"/)
+    })
+  })
 })
