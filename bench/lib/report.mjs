@@ -197,8 +197,18 @@ export function renderTables(results) {
     )
     const ref = S.coldStart.reference
     if (ref) {
-      out.push('', `### 4b. import() against \`${ref.name}\`: loaded the same way, in-process, in a fresh process, taking turns with the clients`, '')
-      const refRow = (label, r) => [label, num(r.importMs, 1), ratio(r.importMs, ref.importMs), num(r.requireMs, 1), ratio(r.requireMs, ref.requireMs)]
+      out.push(
+        '',
+        `### 4b. import() against \`${ref.name}\`: loaded the same way, in-process, in a fresh process, taking turns with the clients`,
+        '',
+      )
+      const refRow = (label, r) => [
+        label,
+        num(r.importMs, 1),
+        ratio(r.importMs, ref.importMs),
+        num(r.requireMs, 1),
+        ratio(r.requireMs, ref.requireMs),
+      ]
       const rows = [refRow(`\`${ref.name}\` (reference)`, ref)]
       for (const client of clients) if (S.coldStart[client] && !S.coldStart[client].error) rows.push(refRow(client, S.coldStart[client]))
       out.push(table(['loaded', 'import() (ms)', `× import('${ref.name}')`, 'require() (ms)', `× require('${ref.name}')`], rows))
