@@ -123,8 +123,8 @@ type Listener<K extends keyof AnalyticsEvents> = (payload: AnalyticsEvents[K]) =
 /** A small typed event emitter: no `error`-event throwing, a throwing listener cannot disturb the client. */
 export class Observers {
   #listeners: Map<keyof AnalyticsEvents, Set<Listener<never>>> | undefined
-  /** Where a listener that throws is reported (the ledger sets it). */
-  onListenerThrow: ((err: unknown, event: keyof AnalyticsEvents) => void) | undefined
+  /** Where a listener that throws is reported (the ledger sets itself). */
+  listenerThrowSink: { listenerThrew(err: unknown, event: keyof AnalyticsEvents): void } | undefined
 
   on<K extends keyof AnalyticsEvents>(event: K, listener: Listener<K>): void {
     this.#listeners ??= new Map()
@@ -150,7 +150,7 @@ export class Observers {
         ;(listener as Listener<K>)(payload)
       } catch (err) {
         // A listener's failure must not stop delivery or the other listeners; it is reported, not lost.
-        this.onListenerThrow?.(err, event)
+        this.listenerThrowSink?.listenerThrew(err, event)
       }
     }
   }
