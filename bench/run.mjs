@@ -11,7 +11,7 @@ import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { CLIENT_NAMES } from './lib/clients.mjs'
+import { CLIENT_MODULES, CLIENT_NAMES, importSpecifier } from './lib/clients.mjs'
 import { startSink } from './lib/sink-process.mjs'
 import { dependencyClosure, publishedBytes } from './lib/footprint.mjs'
 import { summarizeProfile } from './lib/profile.mjs'
@@ -167,13 +167,23 @@ async function interleavedAmong(among, label, fn) {
 
 // ---------------------------------------------------------------- scenario 4 (no worker)
 
+/**
+ * The reference of the import() target: `import('node:http')` timed in-process in a fresh process,
+ * taking turns with the clients. Not bench/lib/baseline.cjs imported from ESM: that includes the
+ * CommonJS loader's start-up (~15 ms on Node 20) and hid an import 2.9× node:http's as ~1× (issue 31).
+ */
+const IMPORT_REFERENCE = 'node:http'
+
 async function coldStart(host) {
-  const runs = Object.fromEntries(clients.map((c) => [c, { import: [], require: [] }]))
+  const measured = [IMPORT_REFERENCE, ...clients]
+  const runs = Object.fromEntries(measured.map((c) => [c, { import: [], require: [] }]))
   const script = join(here, 'import-time.mjs')
   for (let r = 0; r < P.imports; r++) {
-    for (const client of clients) {
+    for (const client of measured) {
       for (const mode of ['import', 'require']) {
-        const argv = [script, client, mode, ...(mode === 'import' ? [host] : [])]
+        const reference = client === IMPORT_REFERENCE
+        const specifier = reference ? client : mode === 'require' ? CLIENT_MODULES[client] : importSpecifier(client)
+        const argv = [script, client, mode, specifier, ...(mode === 'import' && !reference ? [host] : [])]
         try {
           const { stdout } = await execFileAsync(process.execPath, argv, { cwd: root, timeout: 30_000 })
           runs[client][mode].push(JSON.parse(stdout.trim().split('\n').pop()))
@@ -185,9 +195,13 @@ async function coldStart(host) {
   }
   console.error(`  4 cold start · ${P.imports} fresh processes per client and mode`)
   const out = {}
-  for (const client of clients) {
+  for (const client of measured) {
     const imported = combine(runs[client].import)
     const required = combine(runs[client].require)
+    if (client === IMPORT_REFERENCE) {
+      out.reference = { name: client, importMs: imported.loadMs, requireMs: required.loadMs }
+      continue
+    }
     out[client] = {
       importMs: imported.loadMs,
       firstEventMs: imported.firstEventMs,

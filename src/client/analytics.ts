@@ -29,6 +29,10 @@ import type {
   TrackInput,
 } from '../core/types'
 
+// One clock for every instance (it reads Date.now() at each call): an idle instance of a
+// multi-tenant process keeps no clock of its own.
+const isoClock = createIsoClock()
+
 /**
  * A client bound to one write key and one host. Message methods validate, serialize and queue
  * at once and never block; messages go out in batches in the background.
@@ -48,7 +52,6 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #scheduler: FlushScheduler
   readonly #observers = new Observers()
   readonly #ledger: ClientLedger
-  readonly #clock = createIsoClock()
   readonly #pipeline: MessagePipeline | undefined
   #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
 
@@ -59,7 +62,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   constructor(writeKey: string, options?: AnalyticsOptions & { plan?: TrackingPlan<Events, UserTraits, GroupTraits> }) {
     this.#options = normalizeOptions(writeKey, options)
-    const parts = wireClient(this.#options, this.#observers, this.#clock)
+    const parts = wireClient(this.#options, this.#observers, isoClock)
     this.#ledger = parts.ledger
     this.#scheduler = parts.scheduler
     this.#pipeline = parts.pipeline
@@ -293,7 +296,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   }
 
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
-    enqueueMessage(this.#ledger, this.#scheduler, this.#pipeline, this.#clock, type, message, callback, prepare)
+    enqueueMessage(this.#ledger, this.#scheduler, this.#pipeline, isoClock, type, message, callback, prepare)
     return this
   }
 }

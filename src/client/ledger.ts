@@ -34,17 +34,18 @@ export class ClientLedger {
   #violations = 0
   // Messages whose request ended, delivered or not (with `enable: false` too): for `accepted`.
   #completed = 0
-  // By reason: bumped only on a refusal, a failure or a retry, never for a message that goes well.
-  readonly #refusedBy: Record<string, number> = {}
-  readonly #failedBy: Record<string, number> = {}
-  readonly #retriedBy: Record<string, number> = {}
+  // By reason: bumped only on a refusal, a failure or a retry, never for a message that goes well;
+  // made on the first (an instance of a multi-tenant process that never has one holds none).
+  #refusedBy: Record<string, number> | undefined
+  #failedBy: Record<string, number> | undefined
+  #retriedBy: Record<string, number> | undefined
   // A refused message nobody hears of (see `refuse`): one process warning per reason, per client.
-  readonly #warnUnheard = createWarnOnce('EVENTRAIL_DROPPED')
+  #warnUnheard: ((key: string, message: string) => void) | undefined
 
   constructor(options: LedgerOptions, observers: Observers) {
     this.#options = options
     this.#observers = observers
-    observers.onListenerThrow = (thrown, event) => this.listenerThrew(thrown, event)
+    observers.listenerThrowSink = this
   }
 
   /** The counts of {@link AnalyticsStats} that the ledger keeps. */
@@ -111,13 +112,14 @@ export class ClientLedger {
   refuse(error: Error, callback: Callback | undefined, throwIfUnhandled: boolean): void {
     const reason = refusalReason(error)
     this.#dropped += 1
-    bump(this.#refusedBy, reason, 1)
+    this.#refusedBy = bump(this.#refusedBy, reason, 1)
     this.#observers.emit('drop', { error, count: 1 })
     this.#observers.emit('error', error)
     if (callback !== undefined) settleLater(callback, error, (err) => this.report(toError(err)))
     else if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
     else if (throwIfUnhandled) throw error
     else if (!this.#observers.has('drop') && !this.#observers.has('error')) {
+      this.#warnUnheard ??= createWarnOnce('EVENTRAIL_DROPPED')
       this.#warnUnheard(
         reason,
         `eventrail: a message was dropped and nothing heard of it: ${error.message}. Give the call a callback, set errorHandler or listen to 'drop' to handle it; stats().refusedBy.${reason} counts them. This warning is shown once per client and reason.`,
@@ -143,10 +145,10 @@ export class ClientLedger {
       return
     }
     this.#failed += count
-    bump(this.#failedBy, failureReason(error), count)
+    this.#failedBy = bump(this.#failedBy, failureReason(error), count)
     const drop = durationMs === undefined ? { error, count } : { error, count, durationMs }
     this.#observers.emit('drop', replayed ? { ...drop, replayed } : drop)
-    // An outage is reported once, when the breaker opens (see `breakerOpened`), not per request.
+    // An outage is reported once, when the breaker opens (see `breakerChanged`), not per request.
     if (!(error instanceof ServiceUnavailableError)) this.report(error)
   }
 
@@ -163,11 +165,10 @@ export class ClientLedger {
   /** An attempt that will be made again. */
   retry(info: RetryInfo): void {
     this.#retried += 1
-    bump(this.#retriedBy, retryReason(info), 1)
+    this.#retriedBy = bump(this.#retriedBy, retryReason(info), 1)
     this.#observers.emit('retry', info)
   }
 
-  /** A failed request or a throwing callback: to errorHandler when set, and to `error` listeners. */
   /**
    * A listener threw: what it threw goes to `error` listeners and `errorHandler`; an `error`
    * listener's own throw goes to `errorHandler` only (it would meet itself again).
@@ -178,6 +179,7 @@ export class ClientLedger {
     if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
   }
 
+  /** A failed request or a throwing callback: to errorHandler when set, and to `error` listeners. */
   report(error: Error): void {
     this.#observers.emit('error', error)
     if (this.#options.errorHandler !== undefined) this.#callErrorHandler(error)
@@ -222,8 +224,10 @@ export class ClientLedger {
   }
 }
 
-function bump(counts: Record<string, number>, reason: string, by: number): void {
-  counts[reason] = (counts[reason] ?? 0) + by
+function bump(counts: Record<string, number> | undefined, reason: string, by: number): Record<string, number> {
+  const into = counts ?? {}
+  into[reason] = (into[reason] ?? 0) + by
+  return into
 }
 
 /** Whatever was thrown, as an Error; never throws itself (a Symbol, an object whose toString throws). */

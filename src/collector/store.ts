@@ -36,9 +36,10 @@ export class RecordStore {
     this.#maxMessageBytes = maxMessageBytes
     // A listener's bug must not cost the sender its 200 or the other listeners their record; it is
     // told to the `error` listeners (a throw of theirs has nobody left to tell).
-    this.#events.onListenerThrow = (err, event) => {
-      if (event !== 'error')
-        this.#events.emit('error', new Error(`a collector '${String(event)}' listener threw: ${String(err)}`, { cause: err }))
+    this.#events.listenerThrowSink = {
+      listenerThrew: (err, event) => {
+        if (event !== 'error') this.#events.emit('error', new Error(`a collector '${String(event)}' listener threw: ${String(err)}`, { cause: err }))
+      },
     }
   }
 

@@ -4,14 +4,14 @@ export type Listener<E, K extends keyof E> = (payload: E[K]) => void
 /**
  * A small typed event emitter over an event map `E` (event name → payload). Unlike Node's, an
  * `error` event without listeners throws nothing, and a listener that throws cannot disturb the
- * emitter's owner or the other listeners: what it throws goes to `onListenerThrow`, not lost.
+ * emitter's owner or the other listeners: what it throws goes to `listenerThrowSink`, not lost.
  * It holds nothing until the first listener comes. The client's `on()` and the collector's are
  * each one of these.
  */
 export class Emitter<E> {
   #listeners: Map<keyof E, Set<Listener<E, never>>> | undefined
-  /** Where a listener's throw is reported; the owner sets it. */
-  onListenerThrow: ((err: unknown, event: keyof E) => void) | undefined
+  /** Where a listener's throw is reported; the owner sets it (an object, not a closure: nothing per instance). */
+  listenerThrowSink: { listenerThrew(err: unknown, event: keyof E): void } | undefined
 
   /** Calls `listener` with each payload of `event`. */
   on<K extends keyof E>(event: K, listener: Listener<E, K>): void {
@@ -39,7 +39,7 @@ export class Emitter<E> {
       try {
         ;(listener as Listener<E, K>)(payload)
       } catch (err) {
-        this.onListenerThrow?.(err, event)
+        this.listenerThrowSink?.listenerThrew(err, event)
       }
     }
   }

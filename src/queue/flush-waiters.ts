@@ -23,17 +23,18 @@ interface FlushWaiter {
  * numbers up to its target) to have an outcome, and learns the first error among them.
  */
 export class FlushWaiters {
-  // Targets only grow, so the waiters are in the order they resolve.
-  readonly #waiters: FlushWaiter[] = []
+  // Targets only grow, so the waiters are in the order they resolve. Made by the first waiter and
+  // let go when none is left: an idle instance of a multi-tenant process holds no array.
+  #waiters: FlushWaiter[] | undefined
 
   /** Waiters not yet resolved. */
   get size(): number {
-    return this.#waiters.length
+    return this.#waiters?.length ?? 0
   }
 
   /** Adds a waiter for the messages up to `target`. */
   add(target: number, wantBatch: boolean, resolve: (outcome: FlushOutcome) => void): void {
-    this.#waiters.push({ target, error: undefined, batch: wantBatch ? [] : undefined, resolve })
+    ;(this.#waiters ??= []).push({ target, error: undefined, batch: wantBatch ? [] : undefined, resolve })
   }
 
   /**
@@ -42,7 +43,7 @@ export class FlushWaiters {
    */
   record(entries: readonly QueuedEntry[], minSeq: number, error: Error | undefined): void {
     let parsed: Message[] | undefined
-    for (const waiter of this.#waiters) {
+    for (const waiter of this.#waiters ?? []) {
       if (waiter.target < minSeq) continue
       waiter.error ??= error
       if (waiter.batch === undefined) continue
@@ -53,19 +54,22 @@ export class FlushWaiters {
 
   /** Resolves every waiter now, as held (the service is down; the messages wait on disk). Returns how many. */
   releaseAll(): number {
-    const all = this.#waiters.splice(0)
+    const all = this.#waiters ?? []
+    this.#waiters = undefined
     for (const waiter of all) waiter.resolve({ error: waiter.error, batch: waiter.batch, held: true })
     return all.length
   }
 
   /** Resolves the waiters whose messages all have an outcome: those below `firstPendingSeq`. Returns how many. */
   resolveBelow(firstPendingSeq: number): number {
+    const waiters = this.#waiters
+    if (waiters === undefined) return 0
     let count = 0
-    while (this.#waiters.length > 0 && this.#waiters[0].target < firstPendingSeq) {
-      const waiter = this.#waiters.shift() as FlushWaiter
-      count += 1
-      waiter.resolve({ error: waiter.error, batch: waiter.batch })
-    }
+    while (count < waiters.length && waiters[count].target < firstPendingSeq) count += 1
+    if (count === 0) return 0
+    const resolved = waiters.splice(0, count)
+    if (waiters.length === 0) this.#waiters = undefined
+    for (const waiter of resolved) waiter.resolve({ error: waiter.error, batch: waiter.batch })
     return count
   }
 }

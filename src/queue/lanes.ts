@@ -12,8 +12,24 @@ export type LaneName = 'batch' | 'alias'
  * every batchable message up to the byte limit, whatever aliases were queued between them.
  */
 export class Lanes {
-  readonly #batch = new MessageQueue()
-  readonly #alias = new MessageQueue()
+  // Each lane's queue is made by its first message and let go when it empties: an idle instance of
+  // a multi-tenant process holds neither. Reads of a lane that has none see EMPTY.
+  #batchQueue: MessageQueue | undefined
+  #aliasQueue: MessageQueue | undefined
+
+  get #batch(): MessageQueue {
+    return this.#batchQueue ?? EMPTY
+  }
+
+  get #alias(): MessageQueue {
+    return this.#aliasQueue ?? EMPTY
+  }
+
+  // Lets go of the queues that are empty.
+  #release(): void {
+    if (this.#batchQueue?.length === 0) this.#batchQueue = undefined
+    if (this.#aliasQueue?.length === 0) this.#aliasQueue = undefined
+  }
 
   /** Messages waiting in both lanes. */
   get length(): number {
@@ -36,7 +52,8 @@ export class Lanes {
   }
 
   push(entry: QueuedEntry): void {
-    ;(entry.isAlias ? this.#alias : this.#batch).push(entry)
+    if (entry.isAlias) (this.#aliasQueue ??= new MessageQueue()).push(entry)
+    else (this.#batchQueue ??= new MessageQueue()).push(entry)
   }
 
   /** Whether the batch lane holds more than one request of `maxBodyBytes` can carry: its next batch is full. */
@@ -62,9 +79,11 @@ export class Lanes {
 
   /** The entries of a request from `lane`: an alias alone, or batchable messages queued up to `maxSeq` within `maxBodyBytes`. */
   take(lane: LaneName, maxSeq: number, maxBodyBytes: number): QueuedEntry[] {
-    if (lane === 'alias') return this.#alias.take(1)
-    const first = this.#batch.at(0)
-    return this.#batch.take(planBatch((i) => this.#batch.at(i), Math.max(maxSeq, first?.seq ?? 0), maxBodyBytes))
+    const queue = lane === 'alias' ? this.#alias : this.#batch
+    const taken =
+      lane === 'alias' ? queue.take(1) : queue.take(planBatch((i) => queue.at(i), Math.max(maxSeq, queue.at(0)?.seq ?? 0), maxBodyBytes))
+    this.#release()
+    return taken
   }
 
   /**
@@ -73,14 +92,20 @@ export class Lanes {
    */
   takeExpired(dueSeq: number, cutoffMs: number): QueuedEntry[] {
     const expired = [...takeWhileExpired(this.#batch, dueSeq, cutoffMs), ...takeWhileExpired(this.#alias, dueSeq, cutoffMs)]
+    this.#release()
     return expired.sort((a, b) => a.seq - b.seq)
   }
 
   /** Removes and returns every waiting message, in order. */
   takeAll(): QueuedEntry[] {
-    return [...this.#batch.take(this.#batch.length), ...this.#alias.take(this.#alias.length)].sort((a, b) => a.seq - b.seq)
+    const all = [...this.#batch.take(this.#batch.length), ...this.#alias.take(this.#alias.length)]
+    this.#release()
+    return all.sort((a, b) => a.seq - b.seq)
   }
 }
+
+/** The queue of a lane that has none: always empty (nothing is ever pushed to it). */
+const EMPTY = new MessageQueue()
 
 function takeWhileExpired(queue: MessageQueue, dueSeq: number, cutoffMs: number): QueuedEntry[] {
   let count = 0

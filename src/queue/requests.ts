@@ -44,26 +44,30 @@ export function createRequest(entries: QueuedEntry[], isPartial: boolean, resend
  * large (413) or kept failing while it accepted others, which go out before anything queued later.
  */
 export class OpenRequests {
-  readonly #started = new Set<Request>()
-  readonly #resends: Resend[] = []
+  // Both made when first needed and let go when empty again: an idle instance of a multi-tenant
+  // process holds neither (a Set keeps its table of 120 bytes after its last delete).
+  #started: Set<Request> | undefined
+  #resends: Resend[] | undefined
 
   /** Whether halves of a refused batch wait to be sent. */
   get hasResends(): boolean {
-    return this.#resends.length > 0
+    return this.#resends !== undefined && this.#resends.length > 0
   }
 
   /** Each message of the halves waiting to be sent, left where it is. */
   *waitingResends(): IterableIterator<QueuedEntry> {
-    for (const resend of this.#resends) yield* resend.entries
+    for (const resend of this.#resends ?? []) yield* resend.entries
   }
 
   add(request: Request): void {
-    this.#started.add(request)
+    ;(this.#started ??= new Set()).add(request)
   }
 
   /** Ends a request; false when it had already ended (the closeAndFlush timeout ended it). */
   end(request: Request): boolean {
-    return this.#started.delete(request)
+    if (this.#started?.delete(request) !== true) return false
+    if (this.#started.size === 0) this.#started = undefined
+    return true
   }
 
   /**
@@ -78,7 +82,8 @@ export class OpenRequests {
 
   /** A batch of several messages that kept failing while others got through: its halves go on their own, starting from `trouble`. */
   splitFailing(request: Request, trouble: BatchTrouble): void {
-    for (const entries of splitInHalves(request.entries)) this.#resends.push({ entries, trouble, sinceMs: request.sinceMs })
+    const resends = (this.#resends ??= [])
+    for (const entries of splitInHalves(request.entries)) resends.push({ entries, trouble, sinceMs: request.sinceMs })
   }
 
   /**
@@ -89,34 +94,39 @@ export class OpenRequests {
    * not one attempt at a time with no wait between.
    */
   requeue(request: Request, atBack = false): void {
-    this.#resends.push({ entries: request.entries, trouble: request.trouble, sinceMs: Date.now() })
-    if (!atBack) this.#resends.sort((a, b) => a.entries[0].seq - b.entries[0].seq)
+    const resends = (this.#resends ??= [])
+    resends.push({ entries: request.entries, trouble: request.trouble, sinceMs: Date.now() })
+    if (!atBack) resends.sort((a, b) => a.entries[0].seq - b.entries[0].seq)
   }
 
   /** Takes every half waiting to be sent. */
   takeResends(): QueuedEntry[][] {
-    return this.#resends.splice(0).map((resend) => resend.entries)
+    const resends = this.#resends ?? []
+    this.#resends = undefined
+    return resends.map((resend) => resend.entries)
   }
 
   /** The next half to send. */
   takeResend(): Resend | undefined {
-    return this.#resends.shift()
+    const resend = this.#resends?.shift()
+    if (this.#resends?.length === 0) this.#resends = undefined
+    return resend
   }
 
   /** The lowest order number among the messages of these requests and halves, or `below`. */
   firstSeq(below: number): number {
     let first = below
-    for (const request of this.#started) if (request.minSeq < first) first = request.minSeq
-    for (const { entries } of this.#resends) if (entries[0].seq < first) first = entries[0].seq
+    if (this.#started !== undefined) for (const request of this.#started) if (request.minSeq < first) first = request.minSeq
+    if (this.#resends !== undefined) for (const { entries } of this.#resends) if (entries[0].seq < first) first = entries[0].seq
     return first
   }
 
   /** Ends every request (aborting it with `reason`) and takes every half: their entries, request by request. */
   takeAll(reason: Error): QueuedEntry[][] {
-    const all = [...this.#started].map((request) => request.entries)
-    for (const request of this.#started) request.stop.abort(reason)
-    this.#started.clear()
-    return [...all, ...this.takeResends()]
+    const started = [...(this.#started ?? [])]
+    this.#started = undefined
+    for (const request of started) request.stop.abort(reason)
+    return [...started.map((request) => request.entries), ...this.takeResends()]
   }
 }
 

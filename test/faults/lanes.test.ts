@@ -1,7 +1,7 @@
 import { Analytics, DeliveryError, MAX_BATCH_BYTES } from '../../src'
 import { ADAPTIVE_IN_FLIGHT } from '../../src/config/options'
 import { startTestServer, type TestServer } from '../helpers/test-server'
-import { until } from './fault-server'
+import { until, type FaultServer } from './fault-server'
 import { faultSession } from './session'
 import { Outcomes, trackMessage } from './outcomes'
 
@@ -153,6 +153,25 @@ describe('adaptive concurrency', () => {
     await other.flush()
     expect(other.stats().inFlightLimit).toBe(START / 2)
     expect(slow.accepted.size).toBe(1)
+  })
+
+  it('converges on a service that serves 2 at a time without overshooting it (about one more per window after an overload)', async () => {
+    // 503 at once beyond 2 requests in hand; each of those 2 answered after 10 ms.
+    const s: FaultServer = await server(() => (s.concurrent >= 2 ? { kind: 'status', status: 503 } : { kind: 'delay', ms: 10 }))
+    const analytics = client(s, { retryDelay: 50, maxRetryDelay: 1000 })
+    const outcomes = new Outcomes()
+    const count = 300
+    for (let i = 0; i < count; i++)
+      analytics.alias({ userId: `u${i}`, previousId: `a${i}`, messageId: `m${i}` }, outcomes.callback(`m${i}`))
+    await analytics.flush()
+
+    expect(outcomes.notExactlyOnce()).toEqual([])
+    expect(outcomes.errorNames()).toEqual({})
+    expect([...s.accepted.values()].every((n) => n === 1)).toBe(true)
+    expect(s.accepted.size).toBe(count)
+    // +1 per success (slow start throughout) took ~3 attempts per message here.
+    expect(s.arrivals).toBeLessThanOrEqual(2.2 * count)
+    expect(analytics.stats().inFlightLimit).toBeLessThanOrEqual(4)
   })
 
   it('stays pinned at an explicit maxInFlight', async () => {

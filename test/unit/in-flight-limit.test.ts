@@ -1,4 +1,14 @@
-import { afterAttempt, afterOverload, afterSuccess, fixedInFlight, startLimit, type LimitPolicy } from '../../src/flow-control/in-flight-limit'
+import {
+  afterAttempt,
+  afterOverload,
+  afterSuccess,
+  fixedInFlight,
+  MIN_GROWTH_WINDOW,
+  QUICK_DECREASE_SIGNALS,
+  startLimit,
+  type InFlightLimit,
+  type LimitPolicy,
+} from '../../src/flow-control/in-flight-limit'
 
 const POLICY: LimitPolicy = {
   floor: 2,
@@ -124,7 +134,111 @@ describe('quick decreases when most answers are overload signals', () => {
       state = afterSuccess(state, policy, true, 5)
       state = afterOverload(state, policy, 11, 20 + i)
     }
-    // 90 successes grew it to the ceiling; the 30 overloads, a quarter, halved it no more.
+    // 90 successes grew it to the ceiling (slow start: a decrease for a minority of failures is not
+    // one for capacity); the 30 overloads, a quarter, halved it no more.
     expect(state.limit).toBe(64)
+    expect(state.isAvoiding).toBe(false)
+  })
+})
+
+describe('congestion avoidance: after the first decrease, about one more per window of successes', () => {
+  const policy: LimitPolicy = {
+    floor: 1,
+    ceiling: 64,
+    initial: 32,
+    decreaseIntervalMs: 1000,
+    holdsSlotWhileWaiting: false,
+    latencyTolerance: Infinity,
+  }
+  /** `n` successes of 5 ms, work waiting. */
+  const succeed = (state: InFlightLimit, n: number): InFlightLimit => {
+    for (let i = 0; i < n; i++) state = afterSuccess(state, policy, true, 5)
+    return state
+  }
+
+  /** A decrease, then `QUICK_DECREASE_SIGNALS` overloads with no success: a quick one. */
+  const quickDecrease = (state: InFlightLimit): InFlightLimit => {
+    state = afterOverload(state, policy, 0, 100)
+    for (let i = 0; i < QUICK_DECREASE_SIGNALS; i++) state = afterOverload(state, policy, 150, 200)
+    return state
+  }
+
+  it('doubles per round trip until a quick decrease (slow start), then grows by one per window', () => {
+    let state = startLimit({ ...policy, initial: 8 })
+    state = succeed(state, 8)
+    expect(state.limit).toBe(16)
+    expect(state.isAvoiding).toBe(false)
+    state = quickDecrease(state)
+    expect(state).toMatchObject({ limit: 4, isAvoiding: true })
+    // A whole round trip of successes (4 at a limit of 4) buys one more slot, not four.
+    state = succeed(state, 3)
+    expect(state.limit).toBe(4)
+    state = succeed(state, 1)
+    expect(state.limit).toBe(5)
+    state = succeed(state, 5)
+    expect(state.limit).toBe(6)
+  })
+
+  it('keeps slow start after a decrease for a minority of failures (a flaky service, not one at capacity)', () => {
+    let state = afterOverload(startLimit({ ...policy, initial: 8 }), policy, 0, 100)
+    expect(state).toMatchObject({ limit: 4, isAvoiding: false })
+    state = succeed(state, 4)
+    expect(state.limit).toBe(8)
+  })
+
+  it('takes at least MIN_GROWTH_WINDOW successes per step at a small limit', () => {
+    let state = quickDecrease(startLimit({ ...policy, initial: 4 }))
+    expect(state.limit).toBe(1)
+    state = succeed(state, MIN_GROWTH_WINDOW - 1)
+    expect(state.limit).toBe(1)
+    state = succeed(state, 1)
+    expect(state.limit).toBe(2)
+  })
+
+  it('does not grow while no work waits or the round trip has grown', () => {
+    const guarded = { ...policy, latencyTolerance: 2 }
+    let state = quickDecrease(startLimit({ ...guarded, initial: 16 }))
+    expect(state).toMatchObject({ limit: 4, isAvoiding: true })
+    state = afterSuccess(state, guarded, true, 10)
+    for (let i = 0; i < 20; i++) state = afterSuccess(state, guarded, false, 10)
+    for (let i = 0; i < 20; i++) state = afterSuccess(state, guarded, true, 100)
+    expect(state.limit).toBe(4)
+  })
+
+  it('counts overloads against a step up from the step on: a probe past what the service takes is undone after a few refusals', () => {
+    let state = quickDecrease(startLimit({ ...policy, initial: 4 })) // 1, avoiding
+    state = succeed(state, 2 * MIN_GROWTH_WINDOW) // 3: the last success was a probe
+    expect(state.limit).toBe(3)
+    // The 8 successes before the probe do not outweigh the refusals that follow it.
+    for (let i = 0; i < 4; i++) state = afterOverload(state, policy, 200, 300)
+    expect(state.limit).toBe(1)
+  })
+
+  it('converges on a service that serves 2 at a time: attempts stay under 2 per success', () => {
+    // A model on an injected clock: each round trip of 20 ms, 2 requests succeed; any beyond 2 are
+    // refused at once (1 ms) and the slot is taken again by the next message.
+    let state = startLimit(policy)
+    let now = 1
+    let attempts = 0
+    let successes = 0
+    while (successes < 1000) {
+      const started = now
+      const extra = Math.max(0, state.limit - 2)
+      // The extra slots are refused in turn until the limit comes down or the round trip ends.
+      for (let t = 0; t < 20 && extra > 0 && state.limit > 2; t++) {
+        for (let k = 0; k < Math.max(0, state.limit - 2); k++) {
+          attempts += 1
+          state = afterOverload(state, policy, now, now + 1)
+        }
+        now += 1
+      }
+      now = started + 20
+      const served = Math.min(2, state.limit)
+      attempts += served
+      successes += served
+      for (let k = 0; k < served; k++) state = afterSuccess(state, policy, true, 20)
+    }
+    expect(attempts / successes).toBeLessThanOrEqual(2)
+    expect(state.limit).toBeLessThanOrEqual(4)
   })
 })

@@ -14,6 +14,22 @@ const fullOnly = (isFull: boolean): boolean => isFull
 describe('Lanes', () => {
   beforeEach(() => (seq = 0))
 
+  it('empties and fills again: a lane that emptied (its queue let go) reads as empty and takes new messages', () => {
+    const lanes = new Lanes()
+    expect([lanes.length, lanes.firstSeq, lanes.firstAt, lanes.next(Infinity, always, 1000)]).toEqual([0, Infinity, Infinity, undefined])
+    lanes.push(entry())
+    lanes.push(entry(true))
+    expect(lanes.take('batch', Infinity, 1000).map((e) => e.seq)).toEqual([1])
+    expect(lanes.take('alias', Infinity, 1000).map((e) => e.seq)).toEqual([2])
+    expect([lanes.length, lanes.firstSeq, [...lanes.waiting()], lanes.takeAll()]).toEqual([0, Infinity, [], []])
+    expect(lanes.takeExpired(Infinity, Infinity)).toEqual([])
+    lanes.push(entry(true))
+    lanes.push(entry())
+    expect(lanes.next(Infinity, always, 1000)).toBe('alias')
+    expect(lanes.takeAll().map((e) => e.seq)).toEqual([3, 4])
+    expect(lanes.length).toBe(0)
+  })
+
   it('takes a batch of every batchable message, whatever aliases sit between them', () => {
     const lanes = new Lanes()
     for (let i = 0; i < 5; i++) {
