@@ -9,6 +9,7 @@ module.exports = {
   moduleNameMapper: {
     '^eventrail$': '<rootDir>/src/index.ts',
     '^eventrail/testing$': '<rootDir>/src/testing/index.ts',
+    '^eventrail/context$': '<rootDir>/src/context-entry.ts',
   },
   testTimeout: 20000,
   // Beside the Bun and Deno of test/package/runtimes.test.ts: a second run and CI find it, and

@@ -10,7 +10,8 @@ import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import type { AnalyticsOptions, ResolvedOptions } from '../config/options'
 import { normalizeOptions } from '../config/normalize-options'
 import type { FlushScheduler } from '../queue/scheduler'
-import { IMPORT_VIEW, QUEUE_PARSED_LINE } from '../core/internal'
+import { AMBIENT_SOURCE, IMPORT_VIEW, QUEUE_PARSED_LINE } from '../core/internal'
+import { enqueueInFrame, type AmbientSource } from './ambient'
 import type { ImportClient } from '../core/import-source'
 import { importThroughPipeline } from './import-view'
 import type { MessagePipeline } from '../pipeline/pipeline'
@@ -51,6 +52,8 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #clock = createIsoClock()
   readonly #pipeline: MessagePipeline | undefined
   #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
+  // eventrail/context's slot: unset (one check per call) until a context is used with this client.
+  #ambient: AmbientSource | undefined
 
   /**
    * @param writeKey - the source's write key: the user name of the Basic auth of every request.
@@ -292,7 +295,28 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     return importThroughPipeline(pipeline, usePlugins, () => this.flush())
   }
 
+  /**
+   * Internal, for `eventrail/context`: the source each call asks for the request's context it runs in.
+   * @internal
+   */
+  [AMBIENT_SOURCE](source: AmbientSource): void {
+    this.#ambient = source
+  }
+
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
+    const frame = this.#ambient?.()
+    // A call's own message inside a request's context (imports are not calls of a request).
+    if (frame !== undefined && prepare === prepareCall && (callback === undefined || typeof callback === 'function')) {
+      enqueueInFrame(
+        frame,
+        type,
+        message,
+        this.#pipeline !== undefined,
+        (token) => enqueueMessage(this.#ledger, this.#scheduler, this.#pipeline, this.#clock, type, token, callback, prepareCall),
+        (error) => this.#ledger.refuse(error, callback, false),
+      )
+      return this
+    }
     enqueueMessage(this.#ledger, this.#scheduler, this.#pipeline, this.#clock, type, message, callback, prepare)
     return this
   }

@@ -26,7 +26,7 @@ const RUN = BLOCKS.filter((b) => !b.directives.some((d) => d === 'illustration' 
 function writeWrapper(dir: string): void {
   const pkg = join(dir, 'node_modules', 'eventrail')
   mkdirSync(pkg, { recursive: true })
-  const entries = ['collector', 'testing', 'plan', 'otel']
+  const entries = ['collector', 'testing', 'plan', 'otel', 'context']
   const exports: Record<string, unknown> = { '.': { import: './index.mjs', require: './index.cjs' } }
   for (const entry of entries) {
     exports[`./${entry}`] = { import: `./${entry}.mjs`, require: `./${entry}.cjs` }

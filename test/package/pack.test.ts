@@ -59,7 +59,7 @@ afterAll(() => {
 
 describe('the packed package', () => {
   it('holds the built entry points, their declarations, the README and the license, and no sources or tests', () => {
-    for (const entry of ['index', 'testing', 'collector', 'plan', 'otel']) {
+    for (const entry of ['index', 'testing', 'collector', 'plan', 'otel', 'context']) {
       for (const ext of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(packedFiles).toContain(`dist/${entry}${ext}`)
     }
     expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']))
@@ -160,7 +160,7 @@ describe('the packed package', () => {
         ),
       ]),
     )
-    for (const entry of ['index', 'collector', 'testing', 'plan', 'otel']) {
+    for (const entry of ['index', 'collector', 'testing', 'plan', 'otel', 'context']) {
       expect(typesFound[entry === 'index' ? '.' : `./${entry}`]).toEqual({
         node10: `dist/${entry}.d.cts`,
         'node16-cjs': `dist/${entry}.d.cts`,

@@ -1,0 +1,14 @@
+/**
+ * Context that follows the request: `import { withContext, contextFromRequest } from 'eventrail/context'`.
+ * Messages made inside a request's context get its identity (`userId`, `anonymousId`), its context
+ * (IP, user agent, locale, page, campaign) and its consent, without threading them through each
+ * call. Built on `AsyncLocalStorage`; nothing of it is loaded by `import 'eventrail'`.
+ * @module eventrail/context
+ */
+export { withContext, currentContext, stampTraces } from './context/with-context'
+export type { ContextClient } from './context/with-context'
+export type { ContextInput } from './context/frame'
+export type { TraceApi } from './context/trace'
+export { resolveConsent } from './context/consent'
+export type { Consent, ConsentMode, ConsentOptions, ConsentCategories, CategoryPreferences } from './context/consent'
+export { ConsentError } from './core/errors'
