@@ -20,8 +20,7 @@ export type CategoryPreferences = Record<string, boolean>
  * A message with no category is always sent.
  */
 export type ConsentCategories =
-  | Readonly<Record<string, readonly string[]>>
-  | ((type: MessageType, event: string | undefined) => readonly string[])
+  Readonly<Record<string, readonly string[]>> | ((type: MessageType, event: string | undefined) => readonly string[])
 
 /** A request's consent, resolved: what is stamped, and what is enforced. */
 export interface Consent {
@@ -70,7 +69,8 @@ export interface ConsentOptions<Request = unknown> {
  */
 export function resolveConsent<Request>(options: ConsentOptions<Request>, request: Request, gpc: boolean): Consent {
   const { mode, read, defaults, saleOrSharing = [], categories } = options
-  if (mode !== 'stamp' && mode !== 'enforce') throw new ValidationError('consent.mode', `must be 'stamp' or 'enforce', got ${describeValue(mode)}`, 'consent')
+  if (mode !== 'stamp' && mode !== 'enforce')
+    throw new ValidationError('consent.mode', `must be 'stamp' or 'enforce', got ${describeValue(mode)}`, 'consent')
   if (mode === 'enforce' && categories === undefined) {
     throw new ValidationError('consent.categories', "is required with mode 'enforce': the categories each message belongs to", 'consent')
   }
@@ -92,7 +92,8 @@ function checkPreferences(field: string, value: unknown): CategoryPreferences | 
     throw new ValidationError(field, `must be an object of category names to booleans, got ${describeValue(value)}`, 'consent')
   }
   for (const [category, given] of Object.entries(value)) {
-    if (typeof given !== 'boolean') throw new ValidationError(`${field}.${category}`, `must be true or false, got ${describeValue(given)}`, 'consent')
+    if (typeof given !== 'boolean')
+      throw new ValidationError(`${field}.${category}`, `must be true or false, got ${describeValue(given)}`, 'consent')
   }
   return value as CategoryPreferences
 }

@@ -31,7 +31,12 @@ export class ContextFrame implements AmbientFrame {
   // The same as JSON text: a message that plugins may change gets its own copy.
   readonly #json: string | undefined
 
-  private constructor(userId: Id | undefined, anonymousId: Id | undefined, context: Record<string, unknown> | undefined, consent: Consent | undefined) {
+  private constructor(
+    userId: Id | undefined,
+    anonymousId: Id | undefined,
+    context: Record<string, unknown> | undefined,
+    consent: Consent | undefined,
+  ) {
     this.userId = userId
     this.anonymousId = anonymousId
     this.consent = consent
@@ -46,7 +51,8 @@ export class ContextFrame implements AmbientFrame {
    * @throws ValidationError naming the field when `input` is not valid.
    */
   static of(input: ContextInput, outer: ContextFrame | undefined, where: string): ContextFrame {
-    if (typeof input !== 'object' || input === null) throw new ValidationError('context', `must be an object such as { userId, anonymousId, context }, got ${describeValue(input)}`, where)
+    if (typeof input !== 'object' || input === null)
+      throw new ValidationError('context', `must be an object such as { userId, anonymousId, context }, got ${describeValue(input)}`, where)
     const userId = checkId(input.userId, 'userId', where) ?? outer?.userId
     const anonymousId = checkId(input.anonymousId, 'anonymousId', where) ?? outer?.anonymousId
     const own = checkContext(input.context, where)

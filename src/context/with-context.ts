@@ -23,7 +23,8 @@ function install(analytics: ContextClient, where: string): ClientState {
   let state = clients.get(analytics)
   if (state !== undefined) return state
   const slot = (analytics as { [AMBIENT_SOURCE]?: (source: AmbientSource) => void })[AMBIENT_SOURCE]
-  if (typeof slot !== 'function') throw new ValidationError('analytics', `must be an Analytics client of eventrail, got ${describeValue(analytics)}`, where)
+  if (typeof slot !== 'function')
+    throw new ValidationError('analytics', `must be an Analytics client of eventrail, got ${describeValue(analytics)}`, where)
   const own: ClientState = { trace: undefined }
   slot.call(analytics, () => frameOf(analytics, own))
   clients.set(analytics, own)
@@ -93,7 +94,11 @@ export function currentContext(analytics: ContextClient): Readonly<ContextInput>
 export function stampTraces(analytics: ContextClient, api: TraceApi | undefined): void {
   const state = install(analytics, 'stampTraces')
   if (api !== undefined && typeof (api as Partial<TraceApi>)?.trace?.getActiveSpan !== 'function') {
-    throw new ValidationError('api', `must be the @opentelemetry/api module (with trace.getActiveSpan), got ${describeValue(api)}`, 'stampTraces')
+    throw new ValidationError(
+      'api',
+      `must be the @opentelemetry/api module (with trace.getActiveSpan), got ${describeValue(api)}`,
+      'stampTraces',
+    )
   }
   state.trace = api
 }

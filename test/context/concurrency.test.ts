@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Analytics } from 'eventrail'
-import { withContext } from 'eventrail/context'
+import { inContext, withContext, type ContextAnalytics } from 'eventrail/context'
 import { startTestServer, type TestServer } from '../helpers/test-server'
 
 // Issue 33: "It must never mix requests: a test with 1,000 concurrent requests of different users,
@@ -14,6 +14,7 @@ const PER_REQUEST = 6
 let collector: TestServer
 let app: http.Server
 let analytics: Analytics
+let tracked: ContextAnalytics
 let appUrl: string
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -21,23 +22,24 @@ const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 beforeAll(async () => {
   collector = await startTestServer()
   analytics = new Analytics('KEY', { host: collector.url, flushAt: 200, flushInterval: 50, maxQueueSize: 20_000 })
+  tracked = inContext(analytics)
   app = http.createServer((req, res) => {
     const user = String(req.headers['x-user'])
     const n = Number(user.slice(1))
     withContext(analytics, { userId: user, anonymousId: `anon-${user}`, context: { requestId: `req-${user}` } }, async () => {
       const mine = { expected: user }
-      analytics.track({ event: 'Started', properties: mine })
+      tracked.track({ event: 'Started', properties: mine })
       await tick(n % 7)
-      analytics.page({ name: 'After await', properties: mine })
+      tracked.page({ name: 'After await', properties: mine })
       await new Promise<void>((resolve) =>
         setTimeout(() => {
-          analytics.track({ event: 'In timer', properties: mine })
+          tracked.track({ event: 'In timer', properties: mine })
           resolve()
         }, n % 5),
       )
       // A stream whose chunks arrive on later turns, interleaved with the other requests' streams.
       const through = new PassThrough({ objectMode: true })
-      through.on('data', () => analytics.track({ event: 'Chunk', properties: mine }))
+      through.on('data', () => tracked.track({ event: 'Chunk', properties: mine }))
       await pipeline(
         Readable.from(
           (async function* () {
@@ -48,7 +50,7 @@ beforeAll(async () => {
         ),
         through,
       )
-      const outcome = await analytics.deliver.identify({ traits: { expected: user } })
+      const outcome = await tracked.deliver.identify({ traits: { expected: user } })
       res.end(JSON.stringify(outcome.delivered))
     }).catch((err: unknown) => {
       res.statusCode = 500
