@@ -11,10 +11,20 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 /** The value of cookie `name` in a `Cookie` header, as written (still encoded); `undefined` when absent. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (header === undefined || header === '') return undefined
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=')
-    if (at < 0) continue
-    if (part.slice(0, at).trim() === name) return part.slice(at + 1).trim()
+  // Searched, not split: every request's Cookie header is read, most of it other cookies.
+  let from = 0
+  while (from < header.length) {
+    const at = header.indexOf(name, from)
+    if (at < 0) return undefined
+    from = at + name.length
+    let before = at - 1
+    while (before >= 0 && header.charCodeAt(before) === 32) before--
+    let after = from
+    while (after < header.length && header.charCodeAt(after) === 32) after++
+    if ((before < 0 || header.charCodeAt(before) === 59) && header.charCodeAt(after) === 61) {
+      const end = header.indexOf(';', after + 1)
+      return header.slice(after + 1, end < 0 ? header.length : end).trim()
+    }
   }
   return undefined
 }
@@ -29,10 +39,12 @@ export function cookieValue(header: string | undefined, name: string): string | 
 export function decodeAjsId(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined
   let text = raw
-  try {
-    text = decodeURIComponent(raw)
-  } catch {
-    // Not URI-encoded after all: js-cookie leaves it as written, so do we.
+  if (raw.includes('%')) {
+    try {
+      text = decodeURIComponent(raw)
+    } catch {
+      // Not URI-encoded after all: js-cookie leaves it as written, so do we.
+    }
   }
   if (text.startsWith('"')) {
     try {

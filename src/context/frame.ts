@@ -26,23 +26,22 @@ export class ContextFrame implements AmbientFrame {
   readonly userId: Id | undefined
   readonly anonymousId: Id | undefined
   readonly consent: Consent | undefined
-  /** The context fields, frozen, shared by the messages that no plugin may change. */
-  readonly context: Readonly<Record<string, unknown>> | undefined
-  // The same as JSON text: a message that plugins may change gets its own copy.
+  // The context fields as JSON text (each frame's own, read once from the caller's objects), and
+  // parsed on first use: shared by the messages that no plugin may change (nothing changes them
+  // between the call and their serialization); a message that plugins may change gets its own copy.
   readonly #json: string | undefined
+  #shared: Record<string, unknown> | undefined
 
-  private constructor(
-    userId: Id | undefined,
-    anonymousId: Id | undefined,
-    context: Record<string, unknown> | undefined,
-    consent: Consent | undefined,
-  ) {
+  private constructor(userId: Id | undefined, anonymousId: Id | undefined, json: string | undefined, consent: Consent | undefined) {
     this.userId = userId
     this.anonymousId = anonymousId
     this.consent = consent
-    const stamped = consent === undefined ? context : { ...context, consent: { categoryPreferences: { ...consent.categoryPreferences } } }
-    this.#json = stamped === undefined ? undefined : JSON.stringify(stamped)
-    this.context = stamped === undefined ? undefined : deepFreeze(JSON.parse(this.#json as string) as Record<string, unknown>)
+    this.#json = json
+  }
+
+  /** The context fields (a copy: changing it changes nothing), `undefined` when there are none. */
+  get context(): Context | undefined {
+    return this.#json === undefined ? undefined : (JSON.parse(this.#json) as Context)
   }
 
   /**
@@ -51,15 +50,31 @@ export class ContextFrame implements AmbientFrame {
    * @throws ValidationError naming the field when `input` is not valid.
    */
   static of(input: ContextInput, outer: ContextFrame | undefined, where: string): ContextFrame {
-    if (typeof input !== 'object' || input === null)
+    if (typeof input !== 'object' || input === null) {
       throw new ValidationError('context', `must be an object such as { userId, anonymousId, context }, got ${describeValue(input)}`, where)
+    }
     const userId = checkId(input.userId, 'userId', where) ?? outer?.userId
     const anonymousId = checkId(input.anonymousId, 'anonymousId', where) ?? outer?.anonymousId
-    const own = checkContext(input.context, where)
-    const base = outer?.context === undefined ? undefined : (JSON.parse(outer.#json as string) as Record<string, unknown>)
-    if (base !== undefined && input.consent !== undefined) delete base.consent
-    const context = own === undefined ? base : base === undefined ? own : mergeDeep(base, own)
-    return new ContextFrame(userId, anonymousId, context, input.consent ?? outer?.consent)
+    const consent = input.consent ?? outer?.consent
+    checkContext(input.context, where)
+    const stamp = input.consent === undefined ? undefined : { categoryPreferences: input.consent.categoryPreferences }
+    let json: string | undefined
+    const outerJson = outer === undefined ? undefined : outer.#json
+    if (outerJson === undefined) {
+      const own = stamp === undefined ? input.context : { ...input.context, consent: stamp }
+      json = own === undefined ? undefined : jsonOf(own, where)
+    } else if (input.context === undefined && stamp === undefined) {
+      json = outerJson
+    } else {
+      const base = JSON.parse(outerJson) as Record<string, unknown>
+      if (stamp !== undefined) delete base.consent
+      const own = JSON.parse(jsonOf(stamp === undefined ? input.context : { ...input.context, consent: stamp }, where)) as Record<
+        string,
+        unknown
+      >
+      json = JSON.stringify(mergeDeep(base, own))
+    }
+    return new ContextFrame(userId, anonymousId, json, consent)
   }
 
   /** Fills a call's message: consent first (a withheld message is refused), then ids, then context. */
@@ -70,9 +85,9 @@ export class ContextFrame implements AmbientFrame {
     }
     if (snapshot.userId === undefined && this.userId !== undefined) snapshot.userId = this.userId
     if (type !== 'alias' && snapshot.anonymousId === undefined && this.anonymousId !== undefined) snapshot.anonymousId = this.anonymousId
-    const shared = this.context
-    if (shared !== undefined) {
-      const ours = fresh ? (JSON.parse(this.#json as string) as Record<string, unknown>) : shared
+    const json = this.#json
+    if (json !== undefined) {
+      const ours = fresh ? (JSON.parse(json) as Record<string, unknown>) : (this.#shared ??= JSON.parse(json) as Record<string, unknown>)
       const own = snapshot.context
       snapshot.context = typeof own === 'object' && own !== null ? { ...ours, ...own } : ours
     }
@@ -86,14 +101,17 @@ function checkId(value: unknown, field: string, where: string): Id | undefined {
   throw new ValidationError(field, `must be a non-empty string or a finite number, got ${describeValue(value)}`, where)
 }
 
-function checkContext(value: unknown, where: string): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined
+function checkContext(value: unknown, where: string): void {
+  if (value === undefined) return
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ValidationError('context', `must be an object such as { ip, userAgent, page }, got ${describeValue(value)}`, where)
   }
   if (Object.hasOwn(value, 'library')) throw new ValidationError('context', 'must not set "library" (the client sets it)', where)
+}
+
+function jsonOf(value: unknown, where: string): string {
   try {
-    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>
+    return JSON.stringify(value)
   } catch (err) {
     throw new ValidationError('context', `must be serializable as JSON (${describeThrown(err)})`, where)
   }
@@ -110,12 +128,4 @@ function mergeDeep(base: Record<string, unknown>, own: Record<string, unknown>):
     base[key] = isPlainObject(outer) && isPlainObject(value) ? mergeDeep(outer, value) : value
   }
   return base
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
-    Object.freeze(value)
-  }
-  return value
 }

@@ -71,17 +71,33 @@ function firstOf(value: string | undefined): string | undefined {
   return first === '' ? undefined : first
 }
 
-function urlOf(request: RequestLike, trusted: boolean): URL | undefined {
-  try {
-    if (isFetchRequest(request)) return new URL(request.url)
-    const forwardedProto = trusted ? firstOf(headerOf(request, 'x-forwarded-proto')) : undefined
-    const forwardedHost = trusted ? firstOf(headerOf(request, 'x-forwarded-host')) : undefined
-    const scheme = forwardedProto ?? (request.socket?.encrypted === true ? 'https' : 'http')
-    const host = forwardedHost ?? headerOf(request, 'host') ?? 'localhost'
-    return new URL(request.originalUrl ?? request.url ?? '/', `${scheme}://${host}`)
-  } catch {
-    return undefined
+interface PageUrl {
+  readonly href: string
+  readonly path: string
+  readonly search: string
+}
+
+function pageUrlOf(request: RequestLike, trusted: boolean): PageUrl | undefined {
+  if (isFetchRequest(request)) {
+    try {
+      const url = new URL(request.url)
+      return { href: url.href, path: url.pathname, search: url.search }
+    } catch {
+      return undefined
+    }
   }
+  // A Node request's target is a path (origin form): no URL parser needed on every request.
+  const target = request.originalUrl ?? request.url ?? '/'
+  if (!target.startsWith('/')) return undefined
+  const forwardedProto = trusted ? firstOf(headerOf(request, 'x-forwarded-proto')) : undefined
+  const forwardedHost = trusted ? firstOf(headerOf(request, 'x-forwarded-host')) : undefined
+  const scheme = forwardedProto ?? (request.socket?.encrypted === true ? 'https' : 'http')
+  const host = forwardedHost ?? headerOf(request, 'host')
+  if (host === undefined || !/^[\w.:[\]-]+$/.test(host)) return undefined
+  const at = target.indexOf('?')
+  const path = at < 0 ? target : target.slice(0, at)
+  const search = at < 0 || at === target.length - 1 ? '' : target.slice(at)
+  return { href: `${scheme}://${host}${target}`, path, search }
 }
 
 /**
@@ -120,11 +136,11 @@ export function contextFromRequest<Request extends RequestLike>(
   const locale = localeOf(headerOf(request, 'accept-language'))
   if (locale !== undefined) context.locale = locale
   if (options.page !== false) {
-    const url = urlOf(request, trust !== false)
+    const url = pageUrlOf(request, trust !== false)
     if (url !== undefined) {
       const referrer = headerOf(request, 'referer')
-      context.page = { url: url.href, path: url.pathname, search: url.search, ...(referrer ? { referrer } : {}) }
-      const campaign = campaignOf(url.searchParams)
+      context.page = { url: url.href, path: url.path, search: url.search, ...(referrer ? { referrer } : {}) }
+      const campaign = url.search.includes('utm_') ? campaignOf(new URLSearchParams(url.search)) : undefined
       if (campaign !== undefined) context.campaign = campaign
     }
   }

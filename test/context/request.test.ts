@@ -64,6 +64,12 @@ describe("analytics.js's cookies", () => {
   ])('%s: %s', (_, raw, id) => {
     expect(decodeAjsId(raw)).toBe(id)
   })
+  it('a cookie whose name only ends with the name is not it; spaces around the = are allowed', () => {
+    const request = (cookie: string) => new Request('https://e.com/', { headers: { cookie } })
+    expect(contextFromRequest(request('xajs_anonymous_id=wrong; ajs_anonymous_id=right')).anonymousId).toBe('right')
+    expect(contextFromRequest(request('xajs_anonymous_id=wrong')).anonymousId).toBeUndefined()
+    expect(contextFromRequest(request('a=ajs_anonymous_id; ajs_anonymous_id = spaced')).anonymousId).toBe('spaced')
+  })
   it('over 1,000 characters is ignored', () => {
     expect(decodeAjsId('x'.repeat(1001))).toBeUndefined()
   })
