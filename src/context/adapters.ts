@@ -90,7 +90,7 @@ export function fastifyContext(
 interface HonoContextLike {
   readonly req: { readonly raw: FetchRequestLike }
   readonly env?: unknown
-  header(name: string, value: string, options?: { append?: boolean }): void
+  header(name: string, value: string, options?: { append?: boolean | undefined }): void
 }
 
 /**
@@ -104,7 +104,7 @@ interface HonoContextLike {
  */
 export function honoContext(
   analytics: ContextClient,
-  options: RequestContextOptions<FetchRequestLike> & { remoteAddressOf?: (c: HonoContextLike) => string | undefined } = {},
+  options: RequestContextOptions<FetchRequestLike> & { remoteAddressOf?: ((c: HonoContextLike) => string | undefined) | undefined } = {},
 ): (c: HonoContextLike, next: () => Promise<void>) => Promise<void> {
   const { remoteAddressOf, ...rest } = options
   return async (c, next) => {

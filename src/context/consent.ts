@@ -33,7 +33,7 @@ export interface Consent {
   /** The categories that `Sec-GPC: 1` holds off: your "sale or sharing" categories, when the request carried it. */
   readonly withdrawnByGpc: readonly string[]
   /** For `'enforce'`: the categories of a message. */
-  readonly categories?: ConsentCategories
+  readonly categories?: ConsentCategories | undefined
 }
 
 /** What decides a request's consent: see {@link resolveConsent}. */
@@ -44,21 +44,21 @@ export interface ConsentOptions<Request = unknown> {
    * Reads the user's choices from the request (your consent manager's cookie or header);
    * `undefined` when the request has none. Its categories override `defaults`.
    */
-  read?: (request: Request) => CategoryPreferences | undefined
+  read?: ((request: Request) => CategoryPreferences | undefined) | undefined
   /**
    * The preferences before anything is read: `{ Analytics: false, Advertising: false }` where
    * tracking needs an opt-in, `true` where the user may opt out.
    * @defaultValue `{}`
    */
-  defaults?: CategoryPreferences
+  defaults?: CategoryPreferences | undefined
   /**
    * The categories that amount to the "sale or sharing" of personal data: with `Sec-GPC: 1` they
    * are `false`, whatever `read` and `defaults` say.
    * @defaultValue `[]`
    */
-  saleOrSharing?: readonly string[]
+  saleOrSharing?: readonly string[] | undefined
   /** For `'enforce'` (required there): the categories of each message. See {@link ConsentCategories}. */
-  categories?: ConsentCategories
+  categories?: ConsentCategories | undefined
 }
 
 /**

@@ -67,15 +67,15 @@ export interface AnonymousIdCookie {
    * (`example.com` for `www.example.com`, found by trial); give the same here so that the browser
    * and the server share one cookie. Left out, the cookie is the request's host's only.
    */
-  domain?: string
+  domain?: string | undefined
   /** @defaultValue `'/'` */
-  path?: string
+  path?: string | undefined
   /** @defaultValue `'Lax'` */
-  sameSite?: 'Lax' | 'Strict' | 'None'
+  sameSite?: 'Lax' | 'Strict' | 'None' | undefined
   /** @defaultValue `false` (analytics.js's default), `true` with `sameSite: 'None'` */
-  secure?: boolean
+  secure?: boolean | undefined
   /** Lifetime in days. @defaultValue `365` (analytics.js's `maxage`) */
-  maxAgeDays?: number
+  maxAgeDays?: number | undefined
 }
 
 /**

@@ -8,17 +8,17 @@ import { withheldFor, type Consent } from './consent'
 /** What a context gives the messages made inside it: see `withContext`. */
 export interface ContextInput {
   /** The user's id, for messages that set no `userId` of their own. */
-  userId?: Id
+  userId?: Id | undefined
   /** The anonymous id (the browser's `ajs_anonymous_id`), for messages that set no `anonymousId` of their own. */
-  anonymousId?: Id
+  anonymousId?: Id | undefined
   /**
    * Context fields (`ip`, `userAgent`, `locale`, `page`, `campaign` …): a message gets each field its
    * own `context` does not set (a field it sets replaces the context's field of the same name,
    * whole, as with the `context` option). Nested contexts merge objects field by field.
    */
-  context?: Context
+  context?: Context | undefined
   /** The request's consent (`contextFromRequest` with a `consent` option makes it): stamped, and enforced in `'enforce'` mode. */
-  consent?: Consent
+  consent?: Consent | undefined
 }
 
 /** A context as the messages inside it see it: the outer contexts' fields refined by the inner ones. */

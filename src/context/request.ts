@@ -10,10 +10,10 @@ import { campaignOf, localeOf } from './request-fields'
 /** A Node request (`http.IncomingMessage`, Express's, Fastify's `request.raw`, Koa's `ctx.req`). */
 export interface NodeRequestLike {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>
-  readonly url?: string
+  readonly url?: string | undefined
   /** Express's (the URL before its routers cut it). */
-  readonly originalUrl?: string
-  readonly socket?: { readonly remoteAddress?: string; readonly encrypted?: boolean } | null
+  readonly originalUrl?: string | undefined
+  readonly socket?: { readonly remoteAddress?: string | undefined; readonly encrypted?: boolean | undefined } | null | undefined
 }
 
 /** A Fetch API request (Hono's `c.req.raw`, Next.js's `NextRequest`, Workers, Deno, Bun). */
@@ -28,24 +28,24 @@ export type RequestLike = NodeRequestLike | FetchRequestLike
 /** Options of {@link contextFromRequest}. */
 export interface RequestContextOptions<Request = RequestLike> {
   /** Which proxies to believe about the client's address and the page's scheme and host. See {@link TrustProxy}. @defaultValue `false` */
-  trustProxy?: TrustProxy
+  trustProxy?: TrustProxy | undefined
   /** The connection's address, for a Fetch request (which has none): Hono's `getConnInfo(c).remote.address`, for example. */
-  remoteAddress?: string
+  remoteAddress?: string | undefined
   /** Reads analytics.js's `ajs_anonymous_id` and `ajs_user_id` cookies. `false` reads none. @defaultValue `true` */
-  cookies?: boolean
+  cookies?: boolean | undefined
   /**
    * On a first visit (no `ajs_anonymous_id` cookie), gives the request a new anonymous id and
    * returns the `Set-Cookie` that hands it to the browser (`setCookie`), in the format and with the
    * cookie settings analytics.js uses (see {@link AnonymousIdCookie}): browser and server then share
    * one anonymous id. The adapters set it on the response. @defaultValue `false`
    */
-  setAnonymousId?: boolean | AnonymousIdCookie
+  setAnonymousId?: boolean | AnonymousIdCookie | undefined
   /** The signed-in user's id, from your session; wins over the `ajs_user_id` cookie. */
-  userId?: (request: Request) => Id | undefined
+  userId?: ((request: Request) => Id | undefined) | undefined
   /** Stamps `context.page` (`url`, `path`, `search`, `referrer`) and `context.campaign` (`utm_*`). @defaultValue `true` */
-  page?: boolean
+  page?: boolean | undefined
   /** The request's consent: stamped, or stamped and enforced. See {@link ConsentOptions}. */
-  consent?: ConsentOptions<Request>
+  consent?: ConsentOptions<Request> | undefined
 }
 
 /** What a request says about its user: a context for `withContext`, and the cookie to set, if any. */
@@ -53,7 +53,7 @@ export interface RequestContext extends ContextInput {
   /** `ip`, `userAgent`, `locale`, `page`, `campaign`: those the request has. */
   context: Context
   /** The `Set-Cookie` header value that gives the browser its new anonymous id (`setAnonymousId`, first visit only). */
-  setCookie?: string
+  setCookie?: string | undefined
 }
 
 function isFetchRequest(request: RequestLike): request is FetchRequestLike {

@@ -15,7 +15,7 @@ import { blocksOf, PAGES, ROOT, type DocBlock } from './doc-blocks'
 const DIST = join(ROOT, 'dist')
 const CHILD_LIMIT_MS = 15_000
 // What the blocks import besides eventrail and node:, linked into the run's node_modules.
-const PACKAGES = ['zod', 'express', 'undici', '@opentelemetry']
+const PACKAGES = ['zod', 'express', 'undici', '@opentelemetry', 'fastify', 'koa', 'hono', '@hono', 'next']
 
 type Block = DocBlock
 
