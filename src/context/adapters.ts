@@ -2,8 +2,10 @@ import { contextFromRequest, type FetchRequestLike, type NodeRequestLike, type R
 import { withContext, type ContextClient } from './with-context'
 
 /** The part of a Node response the adapters use: `appendHeader` (Node ≥ 18.3), for the cookie. */
-interface NodeResponseLike {
+export interface NodeResponseLike {
+  /** Adds a header value (the `Set-Cookie` of a first visit) beside those already set. */
   appendHeader?(name: string, value: string): unknown
+  /** Sets a header, where there is no `appendHeader`. */
   setHeader?(name: string, value: string): unknown
 }
 
@@ -87,9 +89,12 @@ export function fastifyContext(
 }
 
 /** The part of Hono's context the adapter uses. */
-interface HonoContextLike {
+export interface HonoContextLike {
+  /** The request; `raw` is the Fetch `Request`. */
   readonly req: { readonly raw: FetchRequestLike }
+  /** The platform's bindings; on `@hono/node-server`, `incoming` is the Node request. */
   readonly env?: unknown
+  /** Sets a response header (`append` keeps those already set). */
   header(name: string, value: string, options?: { append?: boolean | undefined }): void
 }
 

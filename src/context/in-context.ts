@@ -18,8 +18,11 @@ export interface ContextMessages<Events extends EventCatalog, UserTraits extends
   alias: CommonFields & { userId?: Id; previousId: Id }
 }
 
-type Methods<M> = { [K in keyof M]: (message: M[K], callback?: Callback) => unknown }
-type DeliverOf<M> = { [K in keyof M]: (message: M[K]) => Promise<Delivery> }
+/** The message methods over message types `M`: each takes its message and an optional callback. */
+export type ContextMethods<M> = { [K in keyof M]: (message: M[K], callback?: Callback) => unknown }
+
+/** The `deliver.*` methods over message types `M`: each resolves with its message's outcome. */
+export type ContextDeliverMethods<M> = { [K in keyof M]: (message: M[K]) => Promise<Delivery> }
 
 /**
  * An `Analytics` typed for calls made inside a context: the message methods (and `deliver.*`)
@@ -31,8 +34,8 @@ export type ContextAnalytics<
   UserTraits extends object = Traits,
   GroupTraits extends object = Traits,
 > = Omit<Analytics<Events, UserTraits, GroupTraits>, keyof ContextMessages<Events, UserTraits, GroupTraits> | 'deliver'> &
-  Methods<ContextMessages<Events, UserTraits, GroupTraits>> & {
-    readonly deliver: DeliverOf<ContextMessages<Events, UserTraits, GroupTraits>>
+  ContextMethods<ContextMessages<Events, UserTraits, GroupTraits>> & {
+    readonly deliver: ContextDeliverMethods<ContextMessages<Events, UserTraits, GroupTraits>>
   }
 
 /**

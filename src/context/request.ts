@@ -18,7 +18,11 @@ export interface NodeRequestLike {
 
 /** A Fetch API request (Hono's `c.req.raw`, Next.js's `NextRequest`, Workers, Deno, Bun). */
 export interface FetchRequestLike {
-  readonly headers: { get(name: string): string | null }
+  /** The request's headers. */
+  readonly headers: {
+    /** A header's value, `null` when absent. */
+    get(name: string): string | null
+  }
   readonly url: string
 }
 

@@ -8,8 +8,15 @@ import type { MessageType } from '../core/types'
  */
 export interface TraceApi {
   readonly trace: {
-    getActiveSpan(): { spanContext(): { readonly traceId: string; readonly spanId: string } } | undefined
+    /** The span active in the current OpenTelemetry context, if any. */
+    getActiveSpan(): TraceSpan | undefined
   }
+}
+
+/** The part of an OpenTelemetry `Span` that trace stamping reads. */
+export interface TraceSpan {
+  /** The span's ids. */
+  spanContext(): { readonly traceId: string; readonly spanId: string }
 }
 
 const INVALID = /^0+$/

@@ -8,4 +8,4 @@
 export { instrument } from './instrument'
 export type { InstrumentOptions, Instrumentation, StatsSource } from './instrument'
 export { stampTraces } from '../context/with-context'
-export type { TraceApi } from '../context/trace'
+export type { TraceApi, TraceSpan } from '../context/trace'

@@ -83,7 +83,7 @@ const APPS: [string, Start][] = [
     async () => {
       const app = new Koa()
       app.use(koaContext(analytics, OPTIONS))
-      app.use(async (ctx) => {
+      app.use(async (ctx: { body: unknown }) => {
         ctx.body = await route()
       })
       const server = http.createServer(app.callback())
