@@ -112,8 +112,13 @@ export function categoriesOf(categories: ConsentCategories, type: MessageType, e
 export function withheldFor(consent: Consent, type: MessageType, event: unknown): ConsentError | undefined {
   if (consent.mode !== 'enforce' || consent.categories === undefined) return undefined
   const name = typeof event === 'string' ? event : undefined
-  const missing = categoriesOf(consent.categories, type, name).filter((category) => consent.categoryPreferences[category] !== true)
-  if (missing.length === 0) return undefined
+  const categories = categoriesOf(consent.categories, type, name)
+  const preferences = consent.categoryPreferences
+  // The usual case, every category consented, allocates nothing.
+  let allowed = true
+  for (const category of categories) allowed &&= preferences[category] === true
+  if (allowed) return undefined
+  const missing = categories.filter((category) => preferences[category] !== true)
   const byGpc = missing.some((category) => consent.withdrawnByGpc.includes(category))
   const what = name === undefined ? type : `${type} "${name}"`
   return new ConsentError(
