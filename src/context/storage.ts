@@ -10,9 +10,9 @@ export interface AsyncStorage<T> {
 type AsyncStorageClass = new <T>() => AsyncStorage<T>
 
 /**
- * The host's `AsyncLocalStorage`: the global one (Vercel's Edge Runtime, Cloudflare Workers with
- * `nodejs_compat` and Deno expose it there) or `node:async_hooks`' (Node, Bun, Deno, workerd with
- * `nodejs_compat`), found without an import a bundler could see; `undefined` where the host has none.
+ * The host's `AsyncLocalStorage`: a global one (Vercel's Edge Runtime provides it to edge
+ * functions) or `node:async_hooks`' (Node, Bun, Deno, workerd with `nodejs_compat`), found without
+ * an import a bundler could see; `undefined` where the host has none.
  */
 export function findAsyncLocalStorage(): AsyncStorageClass | undefined {
   const global = (globalThis as { AsyncLocalStorage?: unknown }).AsyncLocalStorage
