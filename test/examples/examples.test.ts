@@ -149,7 +149,9 @@ describe('examples', () => {
     const pages = accepted().filter((r) => r.type === 'page')
     expect(pages.map((r) => r.message.anonymousId)).toEqual(['anon-1', 'anon-2'])
     expect(pages[0].message.context).toMatchObject({ ip: '203.0.113.9', campaign: { source: 'newsletter' }, page: { path: '/pricing' } })
-    expect(pages[1].message.context.consent).toEqual({ categoryPreferences: { Analytics: true, Advertising: false } })
+    expect((pages[1].message.context as { consent?: unknown }).consent).toEqual({
+      categoryPreferences: { Analytics: true, Advertising: false },
+    })
     expect(accepted('Ad Impression').map((r) => r.message.anonymousId)).toEqual(['anon-1'])
   })
 
