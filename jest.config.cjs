@@ -11,6 +11,7 @@ module.exports = {
   moduleNameMapper: {
     '^eventrail$': '<rootDir>/src/index.ts',
     '^eventrail/testing$': '<rootDir>/src/testing/index.ts',
+    '^eventrail/context$': '<rootDir>/src/context-entry.ts',
   },
   testTimeout: 20000,
   // Workers for the waiting, not for the cores: most of the suite's time is real clocks, servers on

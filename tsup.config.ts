@@ -32,6 +32,7 @@ const LIBRARY_ENTRIES = {
   testing: 'src/testing/index.ts',
   plan: 'src/plan/index.ts',
   otel: 'src/otel/index.ts',
+  context: 'src/context-entry.ts',
 }
 
 /**

@@ -15,6 +15,7 @@ const LAYERS = [
   'queue',
   'durability',
   'client',
+  'context',
   'import',
   'cli',
   'collector',
@@ -22,7 +23,7 @@ const LAYERS = [
   'otel',
 ]
 // The root's entry points: nothing in a folder imports them.
-const ENTRY_POINTS = ['index', 'cli', 'import-entry']
+const ENTRY_POINTS = ['index', 'cli', 'import-entry', 'context-entry']
 
 /** One flat-config block per layer: importing a later layer (or an entry point) is an error. */
 function layerRules() {

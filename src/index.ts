@@ -17,6 +17,7 @@ export {
   ClosedError,
   TimeoutError,
   SpoolError,
+  ConsentError,
   isEventrailError,
 } from './core/errors'
 export type { DeliveryDetails, DeliveryFailure } from './core/errors'

@@ -2,7 +2,8 @@ import { createDeliverMethods, type DeliverMethods } from './deliver-methods'
 import { ValidationError } from '../core/errors'
 import { closeTimeoutOf, flushArgumentOf, type CloseOptions } from './close-options'
 import { clientStats, wireClient } from './wiring'
-import { enqueueMessage } from './enqueue'
+import { closeClient, flushClient } from './flush-close'
+import { enqueueCall } from './enqueue'
 import type { ClientLedger } from './ledger'
 import { createIsoClock } from '../message/normalize'
 import { prepareCall, type ParsedLine, type PrepareMessage } from '../message/prepare'
@@ -10,7 +11,8 @@ import { Observers, type AnalyticsEvents, type AnalyticsStats } from './observe'
 import type { AnalyticsOptions, ResolvedOptions } from '../config/options'
 import { normalizeOptions } from '../config/normalize-options'
 import type { FlushScheduler } from '../queue/scheduler'
-import { IMPORT_VIEW, QUEUE_PARSED_LINE } from '../core/internal'
+import { AMBIENT_SOURCE, IMPORT_VIEW, QUEUE_PARSED_LINE } from '../core/internal'
+import type { AmbientSource } from './ambient'
 import type { ImportClient } from '../core/import-source'
 import { importThroughPipeline } from './import-view'
 import type { MessagePipeline } from '../pipeline/pipeline'
@@ -54,6 +56,8 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   readonly #ledger: ClientLedger
   readonly #pipeline: MessagePipeline | undefined
   #deliver: DeliverMethods<Events, UserTraits, GroupTraits> | undefined
+  // eventrail/context's slot: unset (one check per call) until a context is used with this client.
+  #ambient: AmbientSource | undefined
 
   /**
    * @param writeKey - the source's write key: the user name of the Basic auth of every request.
@@ -195,11 +199,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
    */
   flush(callback?: Callback): Promise<void> {
     if (callback !== undefined && typeof callback !== 'function') return this.#flushWithOptions(callback)
-    // Messages still in an async plugin are waited for, then flushed with the rest.
-    const inPlugins = this.#pipeline?.settled()
-    const wantBatch = callback !== undefined
-    const outcome = inPlugins === undefined ? this.#scheduler.flush(wantBatch) : inPlugins.then(() => this.#scheduler.flush(wantBatch))
-    return this.#ledger.awaitOutcome(outcome, callback)
+    return flushClient(this.#ledger, this.#scheduler, this.#pipeline, callback)
   }
 
   #flushWithOptions(given: unknown): Promise<void> {
@@ -224,22 +224,7 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
   closeAndFlush(options: CloseOptions = {}): Promise<void> {
     const parsed = closeTimeoutOf(options)
     if (parsed instanceof ValidationError) return Promise.reject(parsed)
-    const { timeoutMs } = parsed
-    const pipeline = this.#pipeline
-    pipeline?.close()
-    // Messages still in an async plugin go on (within the timeout); later ones are refused. Past
-    // the timeout, those still in a plugin end with a TimeoutError, as the queued ones do.
-    const inPlugins = pipeline?.settled(timeoutMs)
-    if (inPlugins === undefined) return this.#ledger.awaitOutcome(this.#scheduler.close(timeoutMs), undefined)
-    const started = Date.now()
-    const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - started)))
-    return this.#ledger.awaitOutcome(
-      inPlugins.then(() => {
-        if (timeoutMs !== undefined) pipeline?.giveUp(timeoutMs)
-        return this.#scheduler.close(left())
-      }),
-      undefined,
-    )
+    return closeClient(this.#ledger, this.#scheduler, this.#pipeline, parsed.timeoutMs)
   }
 
   /**
@@ -295,8 +280,16 @@ export class Analytics<Events extends EventCatalog = AnyEvents, UserTraits exten
     return importThroughPipeline(pipeline, usePlugins, () => this.flush())
   }
 
+  /**
+   * Internal, for `eventrail/context`: the source each call asks for the request's context it runs in.
+   * @internal
+   */
+  [AMBIENT_SOURCE](source: AmbientSource): void {
+    this.#ambient = source
+  }
+
   #enqueue<T>(type: MessageType, message: T, callback: Callback | undefined, prepare: PrepareMessage<T> = prepareCall): this {
-    enqueueMessage(this.#ledger, this.#scheduler, this.#pipeline, isoClock, type, message, callback, prepare)
+    enqueueCall(this.#ledger, this.#scheduler, this.#pipeline, isoClock, this.#ambient?.(), type, message, callback, prepare)
     return this
   }
 }

@@ -125,7 +125,8 @@ export interface AnalyticsStats {
   /**
    * `dropped` by reason: `invalid`, `too_large`, `plan_violation`, `plan_error`, `queue_full`,
    * `closed`, `plugin_error`, `close_timeout` (still in a plugin when the `closeAndFlush` timeout
-   * passed), `client_error`. Only reasons that happened are present.
+   * passed), `consent` (withheld for consent: `eventrail/context`), `client_error`. Only reasons
+   * that happened are present.
    */
   readonly refusedBy: Readonly<Record<string, number>>
   /** `failed` by reason: the HTTP status (`'400'` …), `timeout`, `network`, `service_unavailable`, `close_timeout`, `error`. */

@@ -1,6 +1,7 @@
 import {
   AttemptTimeout,
   ClosedError,
+  ConsentError,
   DeliveryError,
   MessageTooLargeError,
   QueueFullError,
@@ -16,7 +17,8 @@ import { PluginError } from '../plugins/errors'
  * Why a message was refused before it was queued, as a short stable code for `stats().refusedBy`
  * and metrics' `error.type`: `invalid`, `too_large`, `plan_violation`, `plan_error` (a schema of
  * the plan failed), `queue_full`, `closed`, `plugin_error`, `close_timeout` (still in a plugin when
- * the `closeAndFlush` timeout passed), or `client_error` (the client or the runtime failed, not
+ * the `closeAndFlush` timeout passed), `consent` (withheld: the request's consent does not cover
+ * its category, `eventrail/context`), or `client_error` (the client or the runtime failed, not
  * the message). Pure.
  */
 export function refusalReason(error: Error): string {
@@ -28,6 +30,7 @@ export function refusalReason(error: Error): string {
   if (error instanceof PluginError) return 'plugin_error'
   if (error instanceof PlanSchemaError) return 'plan_error'
   if (error instanceof TimeoutError) return 'close_timeout'
+  if (error instanceof ConsentError) return 'consent'
   return 'client_error'
 }
 

@@ -261,3 +261,29 @@ export class SpoolError extends EventrailError {
     super(message)
   }
 }
+
+/**
+ * A message withheld for consent (`eventrail/context`, consent mode `'enforce'`): the request's
+ * consent does not cover every category the message belongs to, so it was not queued and is
+ * never sent. Its outcome (callback, `deliver.*`, the `drop` event) carries this error, and
+ * `stats().refusedBy.consent` counts it. `categories` are the message's categories that were not
+ * consented; `gpc` is true when the request's Global Privacy Control signal (`Sec-GPC: 1`) turned
+ * one of them off.
+ */
+export class ConsentError extends EventrailError {
+  override name = 'ConsentError'
+
+  static {
+    brandError(this, 'ConsentError')
+  }
+
+  constructor(
+    message: string,
+    /** The message's categories that the request's consent does not cover. */
+    readonly categories: readonly string[],
+    /** True when `Sec-GPC: 1` withdrew one of those categories. */
+    readonly gpc: boolean,
+  ) {
+    super(message)
+  }
+}

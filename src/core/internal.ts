@@ -13,3 +13,12 @@ export const QUEUE_PARSED_LINE: unique symbol = Symbol.for('eventrail.queueParse
  * @internal
  */
 export const IMPORT_VIEW: unique symbol = Symbol.for('eventrail.importView') as never
+
+/**
+ * The key of `Analytics`' internal method that gives the client its ambient source: what
+ * `eventrail/context` installs so that messages made inside a request's context get its identity,
+ * context and consent (see `client/ambient.ts`). A registered symbol, so that the ESM and
+ * CommonJS builds of the package find each other's.
+ * @internal
+ */
+export const AMBIENT_SOURCE: unique symbol = Symbol.for('eventrail.ambientSource') as never

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { Analytics } from 'eventrail'
 import { definePlan } from 'eventrail/plan'
+import { contextFromRequest, inContext, withContext } from 'eventrail/context'
 import { z } from 'zod'
 import { createCollector } from '../../src/collector'
 import type { Collector } from '../../src/collector'
@@ -291,5 +292,36 @@ describeWithBrowser('the debugger page in a browser', () => {
       await planPage.close()
       await planned.close()
     }
+  })
+
+  it("shows each message's consent (context.consent.categoryPreferences); a withheld message never arrives", async () => {
+    const analytics = new Analytics('browser-key', { host: collector.url })
+    const request = new Request('https://shop.example.com/', { headers: { 'sec-gpc': '1', cookie: 'ajs_anonymous_id=anon-1' } })
+    const consent = {
+      mode: 'enforce' as const,
+      defaults: { Analytics: true, Advertising: true },
+      saleOrSharing: ['Advertising'],
+      categories: { 'Ad Clicked': ['Advertising'], '*': ['Analytics'] },
+    }
+    await withContext(analytics, contextFromRequest(request, { consent }), async () => {
+      const a = inContext(analytics)
+      a.track({ event: 'Viewed Pricing' })
+      const withheld = await a.deliver.track({ event: 'Ad Clicked' })
+      expect(withheld.delivered).toBe(false)
+    })
+    analytics.track({ userId: 'u1', event: 'No consent stamped' })
+    await analytics.flush()
+    await waitForRows(2)
+    const consentOf = () =>
+      page.$$eval('#rows tr', (trs: any[]) =>
+        trs.map((tr) => [...tr.querySelectorAll('.consent')].map((span: any) => `${span.className}: ${span.textContent}`)),
+      )
+    // Newest first.
+    expect(await consentOf()).toEqual([[], ['consent granted: ✓ Analytics', 'consent denied: ✗ Advertising']])
+    expect((await rows()).map((row) => row.text)).toEqual([
+      expect.stringContaining('No consent stamped'),
+      expect.stringContaining('Viewed Pricing'),
+    ])
+    expect(analytics.stats().refusedBy).toEqual({ consent: 1 })
   })
 })

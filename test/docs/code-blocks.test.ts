@@ -56,6 +56,13 @@ declare const db: { query(sql: string): AsyncIterable<Record<string, any>> }
 declare module '@vercel/functions' {
   export function waitUntil(promise: Promise<unknown>): void
 }
+declare module 'koa' {
+  class Koa {
+    use(middleware: (ctx: { req: import('node:http').IncomingMessage; body: unknown; append(name: string, value: string): void }, next: () => Promise<unknown>) => unknown): this
+    listen(port: number, host: string, listening: () => void): import('node:http').Server
+  }
+  export default Koa
+}
 declare module 'cloudflare:workers' {
   export function waitUntil(promise: Promise<unknown>): void
 }

@@ -15,7 +15,7 @@ import { blocksOf, PAGES, ROOT, type DocBlock } from './doc-blocks'
 const DIST = join(ROOT, 'dist')
 const CHILD_LIMIT_MS = 15_000
 // What the blocks import besides eventrail and node:, linked into the run's node_modules.
-const PACKAGES = ['zod', 'express', 'undici', '@opentelemetry']
+const PACKAGES = ['zod', 'express', 'undici', '@opentelemetry', 'fastify', 'koa', 'hono', '@hono', 'next']
 
 type Block = DocBlock
 
@@ -26,7 +26,7 @@ const RUN = BLOCKS.filter((b) => !b.directives.some((d) => d === 'illustration' 
 function writeWrapper(dir: string): void {
   const pkg = join(dir, 'node_modules', 'eventrail')
   mkdirSync(pkg, { recursive: true })
-  const entries = ['collector', 'testing', 'plan', 'otel']
+  const entries = ['collector', 'testing', 'plan', 'otel', 'context']
   const exports: Record<string, unknown> = { '.': { import: './index.mjs', require: './index.cjs' } }
   for (const entry of entries) {
     exports[`./${entry}`] = { import: `./${entry}.mjs`, require: `./${entry}.cjs` }

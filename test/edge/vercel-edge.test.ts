@@ -147,4 +147,30 @@ describe(`Vercel Edge (${RUNTIME})`, () => {
     },
     TEST_TIMEOUT_MS,
   )
+  it(
+    'eventrail/context: the Edge Runtime package has no AsyncLocalStorage, and withContext says so',
+    async () => {
+      const answer = await scenario('context')
+      expect(answer.body).toMatchObject({ ok: false, name: 'EventrailError', message: expect.stringMatching(/no AsyncLocalStorage/) })
+    },
+    TEST_TIMEOUT_MS,
+  )
+  it(
+    "eventrail/context: with the global AsyncLocalStorage Vercel's platform gives edge functions, 20 concurrent requests each keep their own identity",
+    async () => {
+      const withStorage = await startEdgeHost(app.app, 'edge-function.mjs', 'edge-runtime', '', 'async-local-storage')
+      try {
+        const runtime = `${RUNTIME} + AsyncLocalStorage`
+        expect(await runScenario(withStorage, 'context', sink, 0, runtime)).toEqual({ status: 200, body: { ok: true } })
+        const mine = (await acceptedWithin(sink, 'CONTEXT', 20)).filter((m) => m.properties.runtime === runtime)
+        expect(mine).toHaveLength(20)
+        // Each message carries its own request's anonymous id (from the ajs cookie) and ip.
+        expect(mine.filter((m) => m.anonymousId !== m.properties.expected)).toEqual([])
+        expect(mine.filter((m) => m.context.ip !== `192.0.2.${String(m.properties.expected).slice('edge-anon-'.length)}`)).toEqual([])
+      } finally {
+        await withStorage.stop()
+      }
+    },
+    TEST_TIMEOUT_MS,
+  )
 })

@@ -146,4 +146,21 @@ describe.each(CONFIGS)('Cloudflare Workers (workerd 1.20260426, $name)', ({ name
     },
     TEST_TIMEOUT_MS,
   )
+  it(
+    'eventrail/context: with nodejs_compat, 20 concurrent requests each keep their own identity; without it, a clear error',
+    async () => {
+      const answer = await scenario('context')
+      if (flags.includes('nodejs_compat')) {
+        // Each message carries its own request's anonymous id (from the ajs cookie) and ip.
+        expect(answer).toEqual({ status: 200, body: { ok: true } })
+        const mine = (await acceptedWithin(sink, 'CONTEXT', 20)).filter((m) => m.properties.runtime === name)
+        expect(mine).toHaveLength(20)
+        expect(mine.filter((m) => m.anonymousId !== m.properties.expected)).toEqual([])
+        expect(mine.filter((m) => m.context.ip !== `192.0.2.${String(m.properties.expected).slice('edge-anon-'.length)}`)).toEqual([])
+      } else {
+        expect(answer.body).toMatchObject({ ok: false, name: 'EventrailError', message: expect.stringMatching(/no AsyncLocalStorage/) })
+      }
+    },
+    TEST_TIMEOUT_MS,
+  )
 })

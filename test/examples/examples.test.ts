@@ -121,6 +121,40 @@ describe('examples', () => {
     ])
   })
 
+  it("request-context.ts gives each message its request's identity, page and consent, and withholds what consent does not cover", async () => {
+    const run = start('request-context', { PORT: '0' })
+    const url = await new Promise<string>((resolve, reject) => {
+      run.child.stdout?.on('data', () => {
+        const match = /listening on (http:\/\/\S+)/.exec(run.output())
+        if (match) resolve(match[1])
+      })
+      void run.exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${run.output()}`)))
+    })
+    const visit = (headers: Record<string, string>) =>
+      fetch(`${url}/pricing?utm_source=newsletter`, { headers: { Connection: 'close', 'X-Forwarded-For': '203.0.113.9', ...headers } })
+    const everything = await visit({ Cookie: 'ajs_anonymous_id=%22anon-1%22; consent=analytics,advertising' })
+    const gpc = await visit({ Cookie: 'ajs_anonymous_id=anon-2; consent=analytics,advertising', 'Sec-GPC': '1' })
+    const first = await visit({})
+    expect(await Promise.all([everything, gpc, first].map((r) => r.json()))).toEqual([
+      { adTracked: true },
+      { adTracked: false },
+      { adTracked: false },
+    ])
+    expect(first.headers.get('set-cookie')).toMatch(/^ajs_anonymous_id=%22[0-9a-f-]{36}%22; /)
+
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain('withheld for consent: Advertising (GPC)')
+    expect(run.output()).toContain('drained: 3 sent, 3 withheld for consent')
+    const pages = accepted().filter((r) => r.type === 'page')
+    expect(pages.map((r) => r.message.anonymousId)).toEqual(['anon-1', 'anon-2'])
+    expect(pages[0].message.context).toMatchObject({ ip: '203.0.113.9', campaign: { source: 'newsletter' }, page: { path: '/pricing' } })
+    expect((pages[1].message.context as { consent?: unknown }).consent).toEqual({
+      categoryPreferences: { Analytics: true, Advertising: false },
+    })
+    expect(accepted('Ad Impression').map((r) => r.message.anonymousId)).toEqual(['anon-1'])
+  })
+
   it('plugins.ts scrubs PII, adds the region and the app, and filters the bot page', async () => {
     const run = start('plugins')
     expect(await run.exited).toBe(0)

@@ -160,7 +160,7 @@ describe('the packed package', () => {
         ),
       ]),
     )
-    for (const entry of ['index', 'collector', 'testing', 'plan', 'otel']) {
+    for (const entry of ['index', 'collector', 'testing', 'plan', 'otel', 'context']) {
       expect(typesFound[entry === 'index' ? '.' : `./${entry}`]).toEqual({
         node10: `dist/${entry}.d.cts`,
         'node16-cjs': `dist/${entry}.d.cts`,

@@ -232,7 +232,7 @@ function skipped(runtime: Runtime): string {
 
 describe('runtimes', () => {
   it(
-    'Node: runs with the global fetch, with gzip, the recorder, the disk spool, and by default with node:http',
+    'Node: runs with the global fetch, with gzip, the recorder, the disk spool, eventrail/context, and by default with node:http',
     async () => {
       const report = await check([process.execPath])
       expect(report).toEqual({
@@ -242,6 +242,8 @@ describe('runtimes', () => {
         defaultTransport: 'ok',
         // The disk spool: two messages wait on disk while the service is down, and a second client sends them.
         spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
+        // eventrail/context on the runtime's AsyncLocalStorage: 20 concurrent requests, none mixed.
+        context: { recorded: 20, mixed: 0 },
       })
       expectEverythingArrived()
     },
@@ -250,7 +252,7 @@ describe('runtimes', () => {
 
   const bunTest = bun.command ? it : it.skip
   bunTest(
-    `Bun ${BUN_VERSION}: runs with Bun's fetch, with gzip, the recorder, the disk spool, and by default with Bun's fetch${skipped(bun)}`,
+    `Bun ${BUN_VERSION}: runs with Bun's fetch, with gzip, the recorder, the disk spool, eventrail/context, and by default with Bun's fetch${skipped(bun)}`,
     async () => {
       const report = await check(bun.command as string[], bun.env)
       expect(report).toEqual({
@@ -260,6 +262,8 @@ describe('runtimes', () => {
         defaultTransport: 'ok',
         // The disk spool: two messages wait on disk while the service is down, and a second client sends them.
         spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
+        // eventrail/context on the runtime's AsyncLocalStorage: 20 concurrent requests, none mixed.
+        context: { recorded: 20, mixed: 0 },
       })
       expectEverythingArrived()
     },
@@ -268,7 +272,7 @@ describe('runtimes', () => {
 
   const denoTest = deno.command ? it : it.skip
   denoTest(
-    `Deno ${DENO_VERSION}: runs with Deno's fetch, with gzip, the recorder, the disk spool, and by default with Deno's fetch${skipped(deno)}`,
+    `Deno ${DENO_VERSION}: runs with Deno's fetch, with gzip, the recorder, the disk spool, eventrail/context, and by default with Deno's fetch${skipped(deno)}`,
     async () => {
       const report = await check(deno.command as string[], deno.env)
       expect(report).toEqual({
@@ -278,6 +282,8 @@ describe('runtimes', () => {
         defaultTransport: 'ok',
         // The disk spool: two messages wait on disk while the service is down, and a second client sends them.
         spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
+        // eventrail/context on the runtime's AsyncLocalStorage: 20 concurrent requests, none mixed.
+        context: { recorded: 20, mixed: 0 },
       })
       expectEverythingArrived()
     },

@@ -1,5 +1,6 @@
 import {
   ClosedError,
+  ConsentError,
   DeliveryError,
   EventrailError,
   MessageTooLargeError,
@@ -25,6 +26,7 @@ describe('outcome reasons', () => {
     [new PluginError('track', 'p', 'threw', false), 'plugin_error'],
     [new PlanSchemaError('track "E"', 'E', 'events["E"]', 'threw Error: x', false), 'plan_error'],
     [new TimeoutError('closeAndFlush: still in plugin "p"'), 'close_timeout'],
+    [new ConsentError('track "Ad Clicked": withheld for consent', ['Advertising'], true), 'consent'],
     [new EventrailError('the client failed'), 'client_error'],
   ])('refusal %p is %s', (error, reason) => {
     expect(refusalReason(error)).toBe(reason)

@@ -34,7 +34,7 @@ export const PAGE_HTML = `<!doctype html>
 </form>
 <main>
   <table id="messages">
-    <thead><tr><th>Time</th><th>Type</th><th>Identity</th><th>Event / name</th><th>Verdict</th><th>Destinations</th><th>Write key</th></tr></thead>
+    <thead><tr><th>Time</th><th>Type</th><th>Identity</th><th>Event / name</th><th>Consent</th><th>Verdict</th><th>Destinations</th><th>Write key</th></tr></thead>
     <tbody id="rows"></tbody>
   </table>
   <p id="empty" class="empty">Waiting for messages. Point a client at this collector:

@@ -77,6 +77,22 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     return box
   }
 
+  // context.consent.categoryPreferences (Segment's consent shape, what eventrail/context stamps):
+  // one chip per category, granted or denied.
+  function consentCell(m) {
+    var consent = m.context && typeof m.context === 'object' ? m.context.consent : undefined
+    var preferences = consent && typeof consent === 'object' ? consent.categoryPreferences : undefined
+    if (!preferences || typeof preferences !== 'object') return ''
+    var box = document.createDocumentFragment()
+    Object.keys(preferences).forEach(function (name) {
+      var granted = preferences[name] === true
+      var chip = el('span', 'consent ' + (granted ? 'granted' : 'denied'), (granted ? '✓ ' : '✗ ') + name)
+      chip.title = name + (granted ? ': consented' : ': not consented')
+      box.appendChild(chip)
+    })
+    return box
+  }
+
   function destinationsCell(r) {
     if (r.verdict !== 'accepted') return ''
     var box = document.createDocumentFragment()
@@ -100,6 +116,7 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     tr.appendChild(cell('', el('span', 'type', type || '(none)')))
     tr.appendChild(cell('mono', identity(m)))
     tr.appendChild(cell('', summary(type, m)))
+    tr.appendChild(cell('', consentCell(m)))
     tr.dataset.violations = String((r.violations || []).length)
     tr.appendChild(cell('', verdictCell(r.verdict, r.reason, r.violations)))
     tr.appendChild(cell('', destinationsCell(r)))
@@ -118,6 +135,7 @@ export const PAGE_SCRIPT = String.raw`'use strict'
     tr.appendChild(cell('', el('span', 'type', r.path)))
     tr.appendChild(cell('mono', ''))
     tr.appendChild(cell('', r.bytes + ' bytes'))
+    tr.appendChild(cell('', ''))
     tr.appendChild(cell('', verdictCell('rejected', r.status + ': ' + r.error)))
     tr.appendChild(cell('', ''))
     tr.appendChild(cell('mono', ''))

@@ -38,6 +38,9 @@ td.mono, code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, "DejaVu
 .verdict { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 12px; font-weight: 600; }
 .verdict.accepted { color: var(--ok); background: var(--ok-bg); }
 .verdict.dropped, .verdict.rejected { color: var(--bad); background: var(--bad-bg); }
+.consent { display: inline-block; margin: 0 4px 2px 0; padding: 0 6px; border-radius: 8px; font-size: 12px; white-space: nowrap; }
+.consent.granted { color: var(--ok); background: var(--ok-bg); }
+.consent.denied { color: var(--bad); background: var(--bad-bg); }
 .verdict.plan { margin-left: 4px; color: #8a5a00; background: #fff3d6; }
 .violation { display: block; margin-top: 3px; font-size: 12px; color: #8a5a00; max-width: 420px; }
 .reason { display: block; margin-top: 3px; font-size: 12px; color: var(--bad); max-width: 420px; }
