@@ -64,6 +64,10 @@ describe('the Node-only entry points, one CommonJS build', () => {
   it('the bin runs from node_modules/.bin (dist/cli.cjs)', () => {
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules', 'eventrail', 'package.json'), 'utf8')) as { version: string }
     const result = spawnSync(join(app, 'node_modules', '.bin', 'eventrail'), ['--version'], { cwd: app, encoding: 'utf8', timeout: 60_000 })
-    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: `${pkg.version}\n`, stderr: '' })
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      status: 0,
+      stdout: `${pkg.version}\n`,
+      stderr: '',
+    })
   })
 })
