@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { installNode, SUPPORTED_NODE_VERSIONS } from '../helpers/node-versions'
 import { packedPackage } from '../helpers/packed'
 
 // Issue 31, item 6: the Node-only code (the collector, the OpenTelemetry bridge, the import engine,
@@ -17,8 +18,8 @@ beforeAll(() => {
 }, 240_000)
 
 /** Runs `code` as an ES module in the installed project (bare names resolve to its node_modules). */
-function esm(code: string): unknown {
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: app, encoding: 'utf8', timeout: 60_000 })
+function esm(code: string, node = process.execPath): unknown {
+  const result = spawnSync(node, ['--input-type=module', '-e', code], { cwd: app, encoding: 'utf8', timeout: 60_000 })
   expect(result.stderr).toBe('')
   return JSON.parse(result.stdout)
 }
@@ -28,37 +29,52 @@ describe('the Node-only entry points, one CommonJS build', () => {
     expect(readFileSync(join(dist, `${entry}.js`), 'utf8')).toBe(`export * from './${entry}.cjs'\n`)
   })
 
-  it('named imports from ESM find every export of the CommonJS build (Node reads them with its CommonJS lexer)', () => {
-    const names = esm(`
-      import { createRequire } from 'node:module'
-      const require = createRequire(process.cwd() + '/')
-      const out = {}
-      for (const entry of ['collector', 'otel']) {
-        const esm = Object.keys(await import('eventrail/' + entry)).filter((k) => k !== 'default').sort()
-        out[entry] = { esm, cjs: Object.keys(require('eventrail/' + entry)).sort() }
-      }
-      console.log(JSON.stringify(out))`) as Record<string, { esm: string[]; cjs: string[] }>
-    expect(names.collector.esm).toEqual(names.collector.cjs)
-    expect(names.collector.esm).toEqual(expect.arrayContaining(['createCollector', 'judgeMessage', 'MESSAGE_TYPES', 'formatRecords']))
-    expect(names.otel).toEqual({ esm: ['instrument'], cjs: ['instrument'] })
-  })
+  // The Node running the tests, then each supported one (its CommonJS lexer is the one that finds the names).
+  const nodes = [{ version: process.version.slice(1), binary: process.execPath }, ...SUPPORTED_NODE_VERSIONS.map((v) => installNode(v))]
+  describe.each(nodes)('Node $version', (node) => {
+    const test = 'binary' in node ? it : it.skip
+    const why = 'reason' in node ? ` (skipped: ${node.reason})` : ''
+    const binary = 'binary' in node ? node.binary : ''
 
-  it('an ES module client sends to the collector imported by name, and importMessages() from ESM loads the engine', () => {
-    const result = esm(`
-      import { createCollector } from 'eventrail/collector'
-      import { Analytics, importMessages, ValidationError } from 'eventrail'
-      const collector = await createCollector({ port: 0, host: '127.0.0.1' })
-      const analytics = new Analytics('key', { host: collector.url })
-      analytics.track({ userId: 'u1', event: 'Live' })
-      await analytics.flush()
-      const summary = await importMessages([{ type: 'track', userId: 'u2', event: 'Imported' }, 'not json'], analytics)
-      await analytics.closeAndFlush()
-      let branded = false
-      try { await importMessages(42, analytics) } catch (err) { branded = err instanceof ValidationError }
-      const events = collector.messages.map((m) => m.message.event).sort()
-      await collector.close()
-      console.log(JSON.stringify({ events, sent: summary.sent, refused: summary.refused, branded }))`)
-    expect(result).toEqual({ events: ['Imported', 'Live'], sent: 1, refused: 1, branded: true })
+    test(`named imports from ESM find every export of the CommonJS build${why}`, () => {
+      const names = esm(
+        `
+        import { createRequire } from 'node:module'
+        const require = createRequire(process.cwd() + '/')
+        const out = {}
+        for (const entry of ['collector', 'otel']) {
+          // Node 23 and later also name the whole CommonJS exports 'module.exports'; export * passes it on.
+          const esm = Object.keys(await import('eventrail/' + entry)).filter((k) => k !== 'default' && k !== 'module.exports').sort()
+          out[entry] = { esm, cjs: Object.keys(require('eventrail/' + entry)).sort() }
+        }
+        console.log(JSON.stringify(out))`,
+        binary,
+      ) as Record<string, { esm: string[]; cjs: string[] }>
+      expect(names.collector.esm).toEqual(names.collector.cjs)
+      expect(names.collector.esm).toEqual(expect.arrayContaining(['createCollector', 'judgeMessage', 'MESSAGE_TYPES', 'formatRecords']))
+      expect(names.otel).toEqual({ esm: ['instrument'], cjs: ['instrument'] })
+    })
+
+    test(`an ES module client sends to the collector imported by name, and importMessages() from ESM loads the engine${why}`, () => {
+      const result = esm(
+        `
+        import { createCollector } from 'eventrail/collector'
+        import { Analytics, importMessages, ValidationError } from 'eventrail'
+        const collector = await createCollector({ port: 0, host: '127.0.0.1' })
+        const analytics = new Analytics('key', { host: collector.url })
+        analytics.track({ userId: 'u1', event: 'Live' })
+        await analytics.flush()
+        const summary = await importMessages([{ type: 'track', userId: 'u2', event: 'Imported' }, 'not json'], analytics)
+        await analytics.closeAndFlush()
+        let branded = false
+        try { await importMessages(42, analytics) } catch (err) { branded = err instanceof ValidationError }
+        const events = collector.messages.map((m) => m.message.event).sort()
+        await collector.close()
+        console.log(JSON.stringify({ events, sent: summary.sent, refused: summary.refused, branded }))`,
+        binary,
+      )
+      expect(result).toEqual({ events: ['Imported', 'Live'], sent: 1, refused: 1, branded: true })
+    })
   })
 
   it('the bin runs from node_modules/.bin (dist/cli.cjs)', () => {
