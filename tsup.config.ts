@@ -1,5 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { defineConfig, type Options } from 'tsup'
+import type { Plugin } from 'esbuild'
 import { dedentFile } from './scripts/dedent-build.mjs'
 
 // The maps stay in dist/ for local profiling (bench/lib/profile.mjs reads them) but are not
@@ -36,6 +37,17 @@ const LIBRARY_ENTRIES = {
 }
 
 /**
+ * The entry points built as ES modules too: the main one (bundlers for Workers and the Edge Runtime
+ * take it, and its import-time budgets are the ESM build's) and the two a client in those runtimes
+ * uses beside it. The others (collector, otel, the CLI, the import engine) are Node-only code that
+ * exists once, as CommonJS: their ES module entry re-exports the `.cjs` in one line (esmStubs),
+ * which Node's CommonJS lexer reads for the named exports (docs/decisions.md, "One build of the
+ * Node-only code").
+ */
+const ESM_ENTRIES = { index: LIBRARY_ENTRIES.index, testing: LIBRARY_ENTRIES.testing, plan: LIBRARY_ENTRIES.plan }
+const CJS_ONLY = Object.keys(LIBRARY_ENTRIES).filter((name) => !(name in ESM_ENTRIES))
+
+/**
  * One set of declarations serves both builds: the CommonJS build emits them (`.d.cts`, named exports
  * only, no default export), and each ES module entry's `.d.ts` re-exports its `.d.cts` in one line.
  * Two full sets (~95 KB each) were a tenth of the installed package; attw finds the types in every
@@ -45,6 +57,22 @@ function declarationStubs(): Promise<void> {
   return Promise.all(Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.d.ts`, `export * from './${name}.cjs'\n`))).then(
     () => undefined,
   )
+}
+
+/** The ES module entry of a CommonJS-only entry point: its named exports, re-exported. */
+function esmStubs(): Promise<void> {
+  return Promise.all(CJS_ONLY.map((name) => writeFile(`dist/${name}.js`, `export * from './${name}.cjs'\n`))).then(() => undefined)
+}
+
+/**
+ * The import engine, loaded on the first `importMessages()` call, is the CommonJS build's in both:
+ * the ES module build's `import()` of it is left to the run time, as `./import-messages.cjs`.
+ */
+const engineFromCommonJS: Plugin = {
+  name: 'engine-from-commonjs',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/import\/import-messages$/ }, () => ({ path: './import-messages.cjs', external: true }))
+  },
 }
 
 const common: Options = {
@@ -66,17 +94,16 @@ const common: Options = {
 }
 
 export default defineConfig([
-  // The bin (`eventrail dev`, `eventrail import`) is ESM only: `bin` runs dist/cli.js, and a
-  // CommonJS copy of the CLI (~45 KB with the code only it uses) would be installed for nothing.
-  // Its declarations are the CommonJS build's, re-exported (declarationStubs): none for the bin.
   {
     ...common,
-    entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts' },
+    entry: ESM_ENTRIES,
     format: ['esm'],
     dts: false,
+    esbuildPlugins: [engineFromCommonJS],
     onSuccess: async () => {
       await dropSourceMapComments(/\.js$/)()
       await declarationStubs()
+      await esmStubs()
     },
   },
   // The disk spool: one CommonJS file that both builds load synchronously on a spool client's
@@ -89,10 +116,15 @@ export default defineConfig([
     splitting: false,
     onSuccess: dropSourceMapComments(/^spool\.cjs$/),
   },
+  // Every entry point as CommonJS; the bin (`eventrail dev`, `import`, `spool`) is only this build's
+  // (`bin` runs dist/cli.cjs) and shares its chunks: the collector and the import engine exist once.
+  // The engine is an entry of its own so that the ES module build can name it (engineFromCommonJS).
   {
     ...common,
-    entry: LIBRARY_ENTRIES,
+    entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts', 'import-messages': 'src/import/import-messages.ts' },
     format: ['cjs'],
+    // Declarations for the package's entry points only: none for the bin or the engine.
+    dts: { entry: LIBRARY_ENTRIES },
     onSuccess: dropSourceMapComments(/\.cjs$/),
     // A chunk loaded on first use (the import engine) is `require`d there, not `import()`ed: a
     // CommonJS user's test runner (jest without its ESM mode) cannot run `import()`.

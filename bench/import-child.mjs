@@ -21,7 +21,7 @@ if (mode === 'cli') {
   // The bin reads process.argv.slice(2), as when npx runs it.
   process.argv = [
     process.execPath,
-    join(root, 'dist', 'cli.js'),
+    join(root, 'dist', 'cli.cjs'),
     'import',
     file,
     '--write-key',
@@ -33,7 +33,7 @@ if (mode === 'cli') {
     '--restart',
     ...extra,
   ]
-  await import(join(root, 'dist', 'cli.js'))
+  await import(join(root, 'dist', 'cli.cjs'))
 } else if (mode === 'legacy') {
   // What people write today: read the lines, track() each, then flush(). No backpressure: the
   // client's own queue takes what it takes (and drops what it cannot).

@@ -36,7 +36,7 @@ describe('a plan whose pattern cannot be checked in linear time', () => {
     )
   })
 
-  const cli = join(__dirname, '../../dist/cli.js')
+  const cli = join(__dirname, '../../dist/cli.cjs')
   ;(existsSync(cli) ? it : it.skip)(
     'stops eventrail dev --plan with the error (the built bin; npm test builds it)',
     async () => {

@@ -114,7 +114,7 @@ describe('eventrail dev --plan FILE', () => {
     await expect(readPlanFile(join(dir, 'missing.json'))).rejects.toThrow(/--plan .*missing\.json: the file cannot be read \(ENOENT/)
   })
 
-  const cli = join(__dirname, '../../dist/cli.js')
+  const cli = join(__dirname, '../../dist/cli.cjs')
   ;(existsSync(cli) ? it : it.skip)('prints the violations in the terminal (the built bin; npm test builds it)', async () => {
     const file = join(dir, 'plan.json')
     await writeFile(file, JSON.stringify(plan.toJSONSchema()))

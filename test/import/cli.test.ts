@@ -7,16 +7,16 @@ import { createCollector } from '../../src/collector'
 import type { Collector } from '../../src/collector'
 import { loadLineIdHasher } from '../../src/import/message-id'
 
-// `eventrail import` as a user runs it: the BUILT bin (dist/cli.js; `npm test` builds first) in a
+// `eventrail import` as a user runs it: the BUILT bin (dist/cli.cjs; `npm test` builds first) in a
 // child process, against the local collector over real HTTP on 127.0.0.1.
-const CLI = path.resolve(__dirname, '../../dist/cli.js')
+const CLI = path.resolve(__dirname, '../../dist/cli.cjs')
 
 let collector: Collector
 let dir: string
 
 beforeAll(() => {
   if (!existsSync(CLI))
-    throw new Error(`dist/cli.js is missing: run "npm run build" first (npm test builds before testing). Looked at ${CLI}`)
+    throw new Error(`dist/cli.cjs is missing: run "npm run build" first (npm test builds before testing). Looked at ${CLI}`)
 })
 
 beforeEach(async () => {

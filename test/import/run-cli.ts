@@ -2,13 +2,13 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import * as path from 'node:path'
 
-// `eventrail` as a user runs it: the BUILT bin (dist/cli.js; `npm test` builds first) in a child
+// `eventrail` as a user runs it: the BUILT bin (dist/cli.cjs; `npm test` builds first) in a child
 // process. For the tests of the import command and the bin's help.
-export const CLI = path.resolve(__dirname, '../../dist/cli.js')
+export const CLI = path.resolve(__dirname, '../../dist/cli.cjs')
 
 export function assertBuilt(): void {
   if (!existsSync(CLI))
-    throw new Error(`dist/cli.js is missing: run "npm run build" first (npm test builds before testing). Looked at ${CLI}`)
+    throw new Error(`dist/cli.cjs is missing: run "npm run build" first (npm test builds before testing). Looked at ${CLI}`)
 }
 
 export interface Run {

@@ -8,6 +8,6 @@ const DIST = join(__dirname, '..', '..', 'dist')
 it('no built JS file has a sourceMappingURL comment', () => {
   if (!existsSync(join(DIST, 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
   const files = readdirSync(DIST).filter((name) => /\.c?js$/.test(name))
-  expect(files).toEqual(expect.arrayContaining(['index.js', 'index.cjs', 'collector.js', 'testing.cjs', 'cli.js']))
+  expect(files).toEqual(expect.arrayContaining(['index.js', 'index.cjs', 'collector.js', 'testing.cjs', 'cli.cjs']))
   expect(files.filter((name) => readFileSync(join(DIST, name), 'utf8').includes('sourceMappingURL'))).toEqual([])
 })

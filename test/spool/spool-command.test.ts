@@ -8,7 +8,7 @@ import { deadPart, filesUnder, frame, ownerJson, refusedUrl, ROOT, runChild, seg
 
 // Issue 32, part 4: `eventrail spool inspect|verify|export|purge` against spools left by a real
 // `kill -9` of a child process (the built package) writing to them, run as the real bin
-// (dist/cli.js), and the export fed to `eventrail import` against the local collector on
+// (dist/cli.cjs), and the export fed to `eventrail import` against the local collector on
 // 127.0.0.1: every message that waited arrives.
 
 const { tempDir } = spoolTestFile()
@@ -233,11 +233,12 @@ describe('eventrail spool follows the spool’s trust rules', () => {
 })
 
 describe('eventrail spool is loaded only by its command', () => {
-  it('dist/cli.js imports its chunk with import(), not at start: eventrail dev and import do not load it', () => {
-    const cli = readFileSync(path.join(ROOT, 'dist', 'cli.js'), 'utf8')
-    const chunk = /import\('\.\/(spool-command-[\w-]+\.js)'\)/.exec(cli)?.[1]
+  it('dist/cli.cjs requires its chunk in main(), not at start: eventrail dev and import do not load it', () => {
+    const cli = readFileSync(path.join(ROOT, 'dist', 'cli.cjs'), 'utf8')
+    // The CommonJS build turns the source's import() into a require() inside a promise.
+    const chunk = /then\(\(\) => .*require\("\.\/(spool-command-[\w-]+\.cjs)"\)/.exec(cli)?.[1]
     expect(chunk).toBeDefined()
-    const staticImports = cli.split('\n').filter((line) => /^import\b/.test(line))
+    const staticImports = cli.split('\n').filter((line) => /^(var \w+ = )?require\(/.test(line))
     expect(staticImports.filter((line) => line.includes('spool-command'))).toEqual([])
     // Nor does the library's entry point.
     expect(readFileSync(path.join(ROOT, 'dist', 'index.js'), 'utf8')).not.toContain('spool-command')
