@@ -79,6 +79,7 @@ describe.each(SUPPORTED_NODE_VERSIONS.map((version) => installNode(version)))('N
         defaultSendsWith: 'node:http',
         defaultTransport: 'ok',
         spool: { closedDown: { waiting: 2 }, replayed: 2, replayedAtClose: { waiting: 0 } },
+        context: { mixed: 0, recorded: 20 },
       })
       const arrived = collector.messages.map((r) => [r.writeKey, r.path, r.type, r.verdict])
       expect(arrived).toEqual(

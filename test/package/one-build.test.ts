@@ -52,7 +52,7 @@ describe('the Node-only entry points, one CommonJS build', () => {
       ) as Record<string, { esm: string[]; cjs: string[] }>
       expect(names.collector.esm).toEqual(names.collector.cjs)
       expect(names.collector.esm).toEqual(expect.arrayContaining(['createCollector', 'judgeMessage', 'MESSAGE_TYPES', 'formatRecords']))
-      expect(names.otel).toEqual({ esm: ['instrument'], cjs: ['instrument'] })
+      expect(names.otel).toEqual({ esm: ['instrument', 'stampTraces'], cjs: ['instrument', 'stampTraces'] })
     })
 
     test(`an ES module client sends to the collector imported by name, and importMessages() from ESM loads the engine${why}`, () => {

@@ -61,7 +61,7 @@ describe('the packed package', () => {
       const esmTypes = readFileSync(join(app, 'node_modules', 'eventrail', 'dist', `${entry}.d.ts`), 'utf8')
       expect(esmTypes).toBe(`export * from './${entry}.cjs'\n`)
     }
-    expect(packedFiles.filter((f) => /\.d\.ts$/.test(f) && !/^dist\/(index|testing|collector|plan|otel)\.d\.ts$/.test(f))).toEqual([])
+    expect(packedFiles.filter((f) => /\.d\.ts$/.test(f) && !/^dist\/(index|testing|collector|plan|otel|context)\.d\.ts$/.test(f))).toEqual([])
     expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']))
     expect(packedFiles.filter((f) => /^(src|test|examples|bench|scripts)\//.test(f))).toEqual([])
   })
