@@ -10,6 +10,8 @@ export type SpoolFs = Pick<
   | 'fstatSync'
   | 'ftruncateSync'
   | 'fdatasync'
+  | 'fsync'
+  | 'fsyncSync'
   | 'mkdirSync'
   | 'readdirSync'
   | 'renameSync'
@@ -112,6 +114,26 @@ export function closeQuietly(fs: SpoolFs, fd: number): void {
   } catch {
     // Already closed, or the disk went away: the descriptor is gone either way.
   }
+}
+
+/**
+ * Syncs the entries of directory `dir` (`fsync` on the directory: the names of files made, renamed
+ * or deleted in it), then calls `done` with the error, if any. Where a directory cannot be opened
+ * (Windows), or it is gone (its part was taken over and moved), there is nothing to sync here.
+ */
+export function syncDir(fs: SpoolFs, dir: string, done: (err: Error | null) => void): void {
+  const { O_RDONLY, O_DIRECTORY } = fs.constants
+  let fd: number
+  try {
+    fd = fs.openSync(dir, O_RDONLY | (O_DIRECTORY ?? 0))
+  } catch (err) {
+    const code = errorCode(err)
+    return done(code === 'EISDIR' || code === 'EPERM' || code === 'EACCES' || code === 'ENOENT' ? null : (err as Error))
+  }
+  fs.fsync(fd, (err) => {
+    closeQuietly(fs, fd)
+    done(err)
+  })
 }
 
 /** The `code` of a file-system error (`ENOSPC`, `EROFS` …), else `'EIO'`. */

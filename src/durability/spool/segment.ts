@@ -17,6 +17,13 @@ export interface Segment {
   done: number
   /** No record will be added. */
   sealed: boolean
+  /** Own: bytes of it synced (`fdatasync`), and the records in them; see `SyncPlan`. */
+  synced?: number
+  syncedTotal?: number
+  /** Own: its name is synced in its directory (until then a power loss may take the whole file). */
+  named?: boolean
+  /** Own: a sync of it failed: nothing more of it is taken as durable (its records were written again). */
+  unsafe?: boolean
   /**
    * Records that had an outcome here that does not end them (a refusal of the client's setup:
    * 401, 403, a redirect): they stay on disk for a client set up right, and are copied forward

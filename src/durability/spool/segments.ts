@@ -1,8 +1,10 @@
 import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
 import { copyKept, markKept } from './kept'
 import { closeQuietly, errorCode, writeAll, type SpoolFs } from './files'
-import { ackPathOf, appendAcks, createSegmentFile, removeSegmentFiles } from './segment-files'
+import { ackPathOf, ackWord, appendAcks, createSegmentFile, dirOf, removeSegmentFiles } from './segment-files'
 import { SpoolWriteError, type Segment } from './segment'
+import { copyUnsynced } from './rescue'
+import { SyncPlan, type SyncFailure } from './sync'
 
 export type { Segment } from './segment'
 
@@ -21,7 +23,9 @@ export class SegmentStore {
   readonly #fs: SpoolFs
   readonly #segmentBytes: number
   readonly #segments = new Map<number, Segment>()
-  readonly #dirty = new Set<number>()
+  readonly #plan: SyncPlan
+  /** Records written again after a failed sync: the reference of each original, and of its copy. */
+  readonly #copies = new Map<number, number>()
   readonly #scratch = Buffer.allocUnsafe(64 * 1024)
   #nextId = 1
   #nextOwn = 1
@@ -36,6 +40,19 @@ export class SegmentStore {
   constructor(fs: SpoolFs, segmentBytes: number) {
     this.#fs = fs
     this.#segmentBytes = segmentBytes
+    this.#plan = new SyncPlan(fs)
+    this.#plan.failed = (failures) => this.syncFailed?.(failures, this.#rescue(failures))
+  }
+
+  /**
+   * Called after a sync the disk refused, with the records written again (`copied`), or the error
+   * that kept them from being written again.
+   */
+  syncFailed: ((failures: readonly SyncFailure[], copied: number | Error) => void) | undefined
+
+  /** An entry of `dir` changed (a part made or renamed into it): synced with the next sync. */
+  changed(dir: string): void {
+    this.#plan.changed(dir)
   }
 
   /** Own segments go to `dir` from now on (a new active segment is begun there on the next append). */
@@ -121,7 +138,7 @@ export class SegmentStore {
     }
     segment.size += length
     this.bytes += length
-    this.#dirty.add(segment.fd)
+    this.#plan.written(segment.fd, segment)
     const ref = segment.id * RECORDS_PER_SEGMENT + segment.total
     segment.total += 1
     if (segment.size >= this.#segmentBytes || segment.total >= RECORDS_PER_SEGMENT) this.#seal()
@@ -130,6 +147,7 @@ export class SegmentStore {
 
   /** The records of `refs` have an outcome: their ordinals go to the ack files, and done segments go. */
   ack(refs: readonly number[]): void {
+    if (this.#copies.size > 0) refs = this.#withCopies(refs, refs)[0]
     let i = 0
     while (i < refs.length) {
       const id = Math.floor(refs[i] / RECORDS_PER_SEGMENT)
@@ -147,6 +165,7 @@ export class SegmentStore {
    * segment: once the rest of it is done, they are copied forward and it is deleted.
    */
   keep(refs: readonly number[], bytes: readonly number[]): void {
+    if (this.#copies.size > 0) [refs, bytes] = this.#withCopies(refs, bytes)
     for (let k = 0; k < refs.length; k++) {
       const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
       if (segment === undefined) continue
@@ -165,8 +184,8 @@ export class SegmentStore {
     segment.done += to - from
     if (this.#settle(segment)) return
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
-    for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
-    appendAcks(this.#fs, segment, ordinals)
+    for (let k = from; k < to; k++) ordinals.writeUInt32LE(ackWord(refs[k] % RECORDS_PER_SEGMENT), (k - from) * 4)
+    appendAcks(this.#fs, segment, ordinals, (dir) => this.#plan.changed(dir))
   }
 
   /**
@@ -219,7 +238,8 @@ export class SegmentStore {
     if (!segment.own && this.grew?.(segment) === true) return false
     if (!this.#segments.delete(segment.id)) return true
     this.bytes -= segment.size
-    removeSegmentFiles(this.#fs, segment, this.#dirty)
+    removeSegmentFiles(this.#fs, segment, (fd) => this.#plan.forget(fd))
+    this.#plan.changed(dirOf(segment.path))
     return true
   }
 
@@ -246,9 +266,52 @@ export class SegmentStore {
 
   /** Hands what was written to the disk itself (`fdatasync`): after it, a power loss loses none of it. */
   sync(): Promise<void> {
-    const fds = [...this.#dirty]
-    this.#dirty.clear()
-    return Promise.all(fds.map((fd) => new Promise<void>((resolve) => this.#fs.fdatasync(fd, () => resolve())))).then(() => undefined)
+    return this.#plan.sync()
+  }
+
+  // The records of `refs` and their copies (and the copies of those), each copy once.
+  #withCopies(refs: readonly number[], bytes: readonly number[]): [number[], number[]] {
+    const all = [...refs]
+    const sizes = [...bytes]
+    for (let k = 0; k < all.length; k++) {
+      const copy = this.#copies.get(all[k])
+      if (copy === undefined) continue
+      this.#copies.delete(all[k])
+      all.push(copy)
+      sizes.push(sizes[k])
+    }
+    return [all, sizes]
+  }
+
+  /**
+   * The records a failed sync left in doubt are written again, to a new segment (the one that
+   * failed is sealed: nothing more is taken as durable of it); an outcome of an original is that
+   * of its copy too. Returns how many, or the error that kept them from being written.
+   */
+  #rescue(failures: readonly SyncFailure[]): number | Error {
+    let copied = 0
+    try {
+      for (const segment of new Set(failures.flatMap((f) => f.segments))) {
+        segment.unsafe = true
+        if (!segment.own || !this.#segments.has(segment.id)) continue
+        if (segment === this.#active) this.#seal()
+        if (!this.#segments.has(segment.id)) continue
+        copied += copyUnsynced(this.#fs, segment, this.#scratch, (buffer, length, ordinal, isKept) => {
+          const ref = this.#write(buffer, length)
+          const copy = this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment
+          // Never read back here (its original is, or is in memory); sent by the next client after a power loss.
+          if (isKept) markKept(copy, ref % RECORDS_PER_SEGMENT, length, true)
+          else {
+            const skip = (copy.acked as Set<number> | undefined) ?? new Set<number>()
+            copy.acked = skip.add(ref % RECORDS_PER_SEGMENT)
+            this.#copies.set(segment.id * RECORDS_PER_SEGMENT + ordinal, ref)
+          }
+        })
+      }
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err))
+    }
+    return copied
   }
 
   /** Closes every descriptor (the files stay). */
@@ -259,7 +322,6 @@ export class SegmentStore {
       if (segment.ackFd >= 0) closeQuietly(this.#fs, segment.ackFd)
       segment.ackFd = -1
     }
-    this.#dirty.clear()
   }
 
   #begin(): Segment {
@@ -280,6 +342,7 @@ export class SegmentStore {
     }
     this.#segments.set(segment.id, segment)
     this.bytes += segment.size
+    this.#plan.changed(dirOf(path), segment)
     this.#active = segment
     return segment
   }
@@ -292,8 +355,7 @@ export class SegmentStore {
     segment.sealed = true
     const fd = segment.fd
     segment.fd = -1
-    if (this.#dirty.delete(fd)) this.#fs.fdatasync(fd, () => closeQuietly(this.#fs, fd))
-    else closeQuietly(this.#fs, fd)
+    this.#plan.seal(fd, segment)
     this.#settle(segment)
   }
 }
