@@ -101,19 +101,16 @@ export function dirOf(path: string): string {
   return path.slice(0, path.lastIndexOf('/'))
 }
 
-/** Closes a segment's descriptors (`forget` is told of each) and deletes its file and its ack file. */
-export function removeSegmentFiles(fs: SpoolFs, segment: Segment, forget: (fd: number) => void): void {
+/**
+ * Closes a segment's descriptors (`forget` is told of each) and hands its file and its ack file to
+ * `remove`, which deletes them once what was written before is synced (see `SyncPlan.remove`).
+ */
+export function removeSegmentFiles(fs: SpoolFs, segment: Segment, forget: (fd: number) => void, remove: (paths: string[]) => void): void {
   for (const fd of [segment.fd, segment.ackFd]) {
     if (fd < 0) continue
     forget(fd)
     closeQuietly(fs, fd)
   }
   segment.fd = segment.ackFd = -1
-  for (const path of [segment.path, segment.ackPath]) {
-    try {
-      fs.unlinkSync(path)
-    } catch {
-      // Gone already (the ack file was never written), or the disk refuses: nothing to send.
-    }
-  }
+  remove([segment.path, segment.ackPath])
 }

@@ -182,10 +182,11 @@ export class SegmentStore {
 
   #ackIn(segment: Segment, refs: readonly number[], from: number, to: number): void {
     segment.done += to - from
-    if (this.#settle(segment)) return
+    // Written also when they are its last: its file is deleted only after the next good sync.
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
     for (let k = from; k < to; k++) ordinals.writeUInt32LE(ackWord(refs[k] % RECORDS_PER_SEGMENT), (k - from) * 4)
     appendAcks(this.#fs, segment, ordinals, (dir) => this.#plan.changed(dir))
+    this.#settle(segment)
   }
 
   /**
@@ -229,17 +230,23 @@ export class SegmentStore {
       const ref = this.#write(buffer, length)
       markKept(this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment, ref % RECORDS_PER_SEGMENT, length, true)
     })
-    return copied && this.#delete(segment)
+    return copied && this.#delete(segment, true)
   }
 
   /** Deletes a segment and its ack file; false when it is kept (it grew). */
-  #delete(segment: Segment): boolean {
+  #delete(segment: Segment, afterSync = false): boolean {
     // A take-over never deletes what a live owner still appended (it was thought gone): those are sent too.
     if (!segment.own && this.grew?.(segment) === true) return false
     if (!this.#segments.delete(segment.id)) return true
     this.bytes -= segment.size
-    removeSegmentFiles(this.#fs, segment, (fd) => this.#plan.forget(fd))
-    this.#plan.changed(dirOf(segment.path))
+    // Every record of it had its outcome: it goes now. One whose kept records were copied forward
+    // goes once the copies are synced (a power loss in between must not take both).
+    removeSegmentFiles(
+      this.#fs,
+      segment,
+      (fd) => this.#plan.forget(fd),
+      (paths) => this.#plan.remove(paths, afterSync),
+    )
     return true
   }
 
@@ -318,6 +325,8 @@ export class SegmentStore {
   close(): void {
     this.#closed = true
     this.#seal()
+    // Files whose deletion waits for a sync (see `#moveKept`) go with this last one.
+    void this.#plan.sync()
     for (const segment of this.#segments.values()) {
       if (segment.ackFd >= 0) closeQuietly(this.#fs, segment.ackFd)
       segment.ackFd = -1

@@ -68,7 +68,6 @@ export class Spool {
   #lastTickAt = performance.now()
   #lastCheckAt = 0
   #failedAt = -1
-  #syncReportedAt = -1
   #down = false
   #closed = false
 
@@ -222,10 +221,9 @@ export class Spool {
       typeof copied === 'number'
         ? `the ${copied} records written since its last good sync are not taken as safe: they were written again to a new segment`
         : `the records written since its last good sync are not safe on the disk, and could not be written again (${errorCode(copied)}): they are sent from memory and the page cache`
-    if (this.#ticks - this.#syncReportedAt >= RETRY_EVERY_TICKS || this.#syncReportedAt < 0) {
-      this.#syncReportedAt = this.#ticks
-      this.#reports.syncFailed(`the disk refused to sync ${what}: ${done}`)
-    }
+    // Each failed sync is told (at most one a second, and one a flush): a flush that resolves with
+    // none told synced what was accepted before it.
+    this.#reports.syncFailed(`the disk refused to sync ${what}: ${done}`)
     if (copied instanceof Error) this.#fail(errorCode(copied), String(copied.message))
   }
 

@@ -28,6 +28,8 @@ export class SyncPlan {
   /** Syncs under way: a sync waits for those begun before it (a flush right after a tick's sync). */
   readonly #inflight = new Set<Promise<void>>()
   readonly #failures: SyncFailure[] = []
+  /** Files to delete once a sync that began after they were handed over went well. */
+  #removals: string[] = []
   /** Called after a sync with what the disk refused. */
   failed: ((failures: readonly SyncFailure[]) => void) | undefined
 
@@ -47,6 +49,17 @@ export class SyncPlan {
     if (segment !== undefined) list.push(segment)
   }
 
+  /**
+   * Deletes `paths` (a segment done, and its ack file): now, or with `afterSync` after the next
+   * sync that goes well, so that the deletion never reaches the disk before what was written
+   * before it (the copies of its kept records, the part they are in): a power loss between the
+   * two cannot lose them.
+   */
+  remove(paths: string[], afterSync: boolean): void {
+    if (afterSync) this.#removals.push(...paths)
+    else this.#unlink(paths)
+  }
+
   /** `fd` is closed without a sync (its segment is deleted: nothing of it needs to survive). */
   forget(fd: number): void {
     this.#data.delete(fd)
@@ -63,12 +76,29 @@ export class SyncPlan {
    * sync are done. After a failure (its records written again by `failed`), once more, for them.
    */
   sync(again = true): Promise<void> {
+    const removals = this.#removals
+    this.#removals = []
     for (const [fd, segment] of this.#data) this.#track(this.#syncData(fd, segment, false))
     this.#data.clear()
     if (this.#dirs.size > 0) this.#track(this.#syncDirs())
 
-    if (this.#inflight.size === 0) return Promise.resolve()
-    return Promise.all(this.#inflight).then(() => (this.#report() && again ? this.sync(false) : undefined))
+    return Promise.all(this.#inflight).then(() => {
+      const failed = this.#report()
+      if (failed) this.#removals.unshift(...removals)
+      else this.#unlink(removals)
+      return failed && again ? this.sync(false) : undefined
+    })
+  }
+
+  #unlink(paths: readonly string[]): void {
+    for (const path of paths) {
+      try {
+        this.#fs.unlinkSync(path)
+        this.changed(path.slice(0, path.lastIndexOf('/')))
+      } catch {
+        // Gone already (an ack file never written), or the disk refuses: nothing in it to send.
+      }
+    }
   }
 
   #track(job: Promise<void>): void {
