@@ -1,6 +1,6 @@
 import { Analytics } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import { fuzz, spooled } from './corruption-model'
+import { fuzz, replay, replayCore, spooled } from './corruption-model'
 import { deadPart, deadPid, segmentFiles, spoolTestFile } from './helpers'
 
 // Issue 32, "corruption fuzzing with a blast radius": a segment and its ack file, damaged at every
@@ -18,10 +18,36 @@ it('every offset of a segment of 12 records and of its ack file: at most the dam
   const pid = await deadPid()
   const s = spooled(12, 40, 4)
   const problems: string[] = []
-  const { runs } = fuzz(s, pid, (p) => problems.push(p))
+  const { runs } = fuzz(
+    s,
+    (p) => problems.push(p),
+    (files) => replay(files, pid),
+  )
   expect(problems.slice(0, 10)).toEqual([])
   expect(runs).toBe(2 * (s.segment.length + s.ack.length))
 }, 30_000)
+
+// npm run soak:corruption: a 1 MiB segment (EVENTRAIL_CORRUPTION_BYTES), every offset.
+const big = Number(process.env.EVENTRAIL_CORRUPTION_BYTES ?? 0)
+;(big > 0 ? it : it.skip)(
+  `every offset of a segment of ${big} bytes and of its ack file (the soak)`,
+  () => {
+    const s = spooled(Math.ceil(big / 4_200), 4_000, 7)
+    const problems: string[] = []
+    const { runs } = fuzz(
+      s,
+      (p) => {
+        if (problems.push(p) <= 20) process.stdout.write(`PROBLEM ${p}\n`)
+      },
+      replayCore,
+    )
+    process.stdout.write(
+      `CORRUPTION segment=${s.segment.length} bytes records=${s.texts.length} ack=${s.ack.length} bytes runs=${runs} (a bit flipped and a cut at every offset of each) problems=${problems.length}\n`,
+    )
+    expect(problems.length).toBe(0)
+  },
+  3_600_000,
+)
 
 it('a length flipped in the middle of a real segment: a client sends every other record to the service, and counts one torn', async () => {
   server = await startFaultServer()

@@ -3,7 +3,7 @@ import { copyKept, markKept } from './kept'
 import { closeQuietly, errorCode, writeAll, type SpoolFs } from './files'
 import { ackPathOf, ackWord, appendAcks, createSegmentFile, dirOf, removeSegmentFiles } from './segment-files'
 import { SpoolWriteError, type Segment } from './segment'
-import { copyUnsynced } from './rescue'
+import { rescue, withCopies } from './rescue'
 import { SyncPlan, type SyncFailure } from './sync'
 
 export type { Segment } from './segment'
@@ -147,7 +147,7 @@ export class SegmentStore {
 
   /** The records of `refs` have an outcome: their ordinals go to the ack files, and done segments go. */
   ack(refs: readonly number[]): void {
-    if (this.#copies.size > 0) refs = this.#withCopies(refs, refs)[0]
+    if (this.#copies.size > 0) refs = withCopies(this.#copies, refs, refs)[0]
     let i = 0
     while (i < refs.length) {
       const id = Math.floor(refs[i] / RECORDS_PER_SEGMENT)
@@ -165,7 +165,7 @@ export class SegmentStore {
    * segment: once the rest of it is done, they are copied forward and it is deleted.
    */
   keep(refs: readonly number[], bytes: readonly number[]): void {
-    if (this.#copies.size > 0) [refs, bytes] = this.#withCopies(refs, bytes)
+    if (this.#copies.size > 0) [refs, bytes] = withCopies(this.#copies, refs, bytes)
     for (let k = 0; k < refs.length; k++) {
       const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
       if (segment === undefined) continue
@@ -276,49 +276,16 @@ export class SegmentStore {
     return this.#plan.sync()
   }
 
-  // The records of `refs` and their copies (and the copies of those), each copy once.
-  #withCopies(refs: readonly number[], bytes: readonly number[]): [number[], number[]] {
-    const all = [...refs]
-    const sizes = [...bytes]
-    for (let k = 0; k < all.length; k++) {
-      const copy = this.#copies.get(all[k])
-      if (copy === undefined) continue
-      this.#copies.delete(all[k])
-      all.push(copy)
-      sizes.push(sizes[k])
-    }
-    return [all, sizes]
-  }
-
-  /**
-   * The records a failed sync left in doubt are written again, to a new segment (the one that
-   * failed is sealed: nothing more is taken as durable of it); an outcome of an original is that
-   * of its copy too. Returns how many, or the error that kept them from being written.
-   */
+  // The records a failed sync left in doubt are written again (see `rescue`).
   #rescue(failures: readonly SyncFailure[]): number | Error {
-    let copied = 0
-    try {
-      for (const segment of new Set(failures.flatMap((f) => f.segments))) {
-        segment.unsafe = true
-        if (!segment.own || !this.#segments.has(segment.id)) continue
-        if (segment === this.#active) this.#seal()
-        if (!this.#segments.has(segment.id)) continue
-        copied += copyUnsynced(this.#fs, segment, this.#scratch, (buffer, length, ordinal, isKept) => {
-          const ref = this.#write(buffer, length)
-          const copy = this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment
-          // Never read back here (its original is, or is in memory); sent by the next client after a power loss.
-          if (isKept) markKept(copy, ref % RECORDS_PER_SEGMENT, length, true)
-          else {
-            const skip = (copy.acked as Set<number> | undefined) ?? new Set<number>()
-            copy.acked = skip.add(ref % RECORDS_PER_SEGMENT)
-            this.#copies.set(segment.id * RECORDS_PER_SEGMENT + ordinal, ref)
-          }
-        })
-      }
-    } catch (err) {
-      return err instanceof Error ? err : new Error(String(err))
-    }
-    return copied
+    return rescue(failures, RECORDS_PER_SEGMENT, {
+      fs: this.#fs,
+      scratch: this.#scratch,
+      copies: this.#copies,
+      get: (id) => this.#segments.get(id),
+      seal: (segment) => segment === this.#active && this.#seal(),
+      write: (buffer, length) => this.#write(buffer, length),
+    })
   }
 
   /** Closes every descriptor (the files stay). */
