@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Corruption fuzzing of the spool (test/spool/corruption.test.ts, issue 32): a segment of N bytes
-// (default 1 MiB) and its ack file, a bit flipped and the file cut at every offset of each, read
-// back by the spool's reading functions; prints each problem and a CORRUPTION summary line, and
-// exits 1 when one was found.
+// (default 1 MiB) and its ack file, read back by the spool's reading functions with a bit flipped
+// at every offset of the segment (16 offsets, in 16 records, a run), the segment cut every
+// EVENTRAIL_CORRUPTION_CUT_STRIDE bytes (default 16), and every offset of the ack file flipped
+// and cut; prints each problem and a CORRUPTION summary line, and exits 1 when one was found.
 //
 //   node scripts/soak-corruption.mjs [bytes]
 import { spawn } from 'node:child_process'

@@ -167,3 +167,54 @@ export function fuzz(
   }
   return { runs }
 }
+
+/**
+ * The same checks for a large segment, in fewer runs: each run flips a bit at `spread` offsets a
+ * `segment.length / spread` apart (in as many records; each may cost only itself), so that every
+ * offset of the segment has a bit flipped in one run; the file is cut at every `cutStride`th
+ * offset; the ack file is damaged at every offset.
+ */
+export function fuzzLarge(
+  s: Spooled,
+  spread: number,
+  cutStride: number,
+  onProblem: (problem: string) => void,
+  read: (files: Record<string, Buffer>) => { texts: string[]; torn: number },
+): { runs: number; flipped: number; cuts: number } {
+  let runs = 0
+  let flipped = 0
+  let cuts = 0
+  const gap = Math.ceil(s.segment.length / spread)
+  const damaged = Buffer.from(s.segment)
+  for (let base = 0; base < gap; base++) {
+    const lost = new Set<number>()
+    const offsets: number[] = []
+    for (let at = base; at < s.segment.length; at += gap) offsets.push(at)
+    for (const at of offsets) {
+      damaged[at] ^= 1 << (at % 8)
+      for (const o of recordAt(s, at)) lost.add(o)
+    }
+    for (const p of check(`segment bits flipped at ${offsets.join(',')}`, s, read({ '000001.log': damaged, '000001.ack': s.ack }), lost))
+      onProblem(p)
+    for (const at of offsets) damaged[at] ^= 1 << (at % 8)
+    flipped += offsets.length
+    runs += 1
+  }
+  for (let at = 0; at < s.segment.length; at += cutStride) {
+    const after = new Set(s.texts.flatMap((_, o) => (s.ends[o] > at ? [o] : [])))
+    const cut = read({ '000001.log': s.segment.subarray(0, at), '000001.ack': s.ack })
+    for (const p of check(`segment cut at ${at}`, s, cut, after, false, at > 8 && !s.ends.includes(at))) onProblem(p)
+    cuts += 1
+    runs += 1
+  }
+  for (let at = 0; at < s.ack.length; at++) {
+    const flippedAck = Buffer.from(s.ack)
+    flippedAck[at] ^= 1 << (at % 8)
+    for (const p of check(`ack bit flipped at ${at}`, s, read({ '000001.log': s.segment, '000001.ack': flippedAck }), new Set(), true))
+      onProblem(p)
+    for (const p of check(`ack cut at ${at}`, s, read({ '000001.log': s.segment, '000001.ack': s.ack.subarray(0, at) }), new Set(), true))
+      onProblem(p)
+    runs += 2
+  }
+  return { runs, flipped, cuts }
+}

@@ -1,6 +1,6 @@
 import { Analytics } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import { fuzz, replay, replayCore, spooled } from './corruption-model'
+import { fuzz, fuzzLarge, replay, replayCore, spooled } from './corruption-model'
 import { deadPart, deadPid, segmentFiles, spoolTestFile } from './helpers'
 
 // Issue 32, "corruption fuzzing with a blast radius": a segment and its ack file, damaged at every
@@ -27,22 +27,26 @@ it('every offset of a segment of 12 records and of its ack file: at most the dam
   expect(runs).toBe(2 * (s.segment.length + s.ack.length))
 }, 30_000)
 
-// npm run soak:corruption: a 1 MiB segment (EVENTRAIL_CORRUPTION_BYTES), every offset.
+// npm run soak:corruption: a 1 MiB segment (EVENTRAIL_CORRUPTION_BYTES): a bit flipped at every
+// offset (16 offsets a run, in 16 records), a cut every EVENTRAIL_CORRUPTION_CUT_STRIDE bytes (16).
 const big = Number(process.env.EVENTRAIL_CORRUPTION_BYTES ?? 0)
+const cutStride = Number(process.env.EVENTRAIL_CORRUPTION_CUT_STRIDE ?? 16)
 ;(big > 0 ? it : it.skip)(
   `every offset of a segment of ${big} bytes and of its ack file (the soak)`,
   () => {
     const s = spooled(Math.ceil(big / 4_200), 4_000, 7)
     const problems: string[] = []
-    const { runs } = fuzz(
+    const { runs, flipped, cuts } = fuzzLarge(
       s,
+      16,
+      cutStride,
       (p) => {
         if (problems.push(p) <= 20) process.stdout.write(`PROBLEM ${p}\n`)
       },
       replayCore,
     )
     process.stdout.write(
-      `CORRUPTION segment=${s.segment.length} bytes records=${s.texts.length} ack=${s.ack.length} bytes runs=${runs} (a bit flipped and a cut at every offset of each) problems=${problems.length}\n`,
+      `CORRUPTION segment=${s.segment.length} bytes, ${s.texts.length} records, ack file ${s.ack.length} bytes: ${flipped} offsets with a bit flipped, ${cuts} cuts (every ${cutStride} bytes), every offset of the ack file flipped and cut; ${runs} runs, problems=${problems.length}\n`,
     )
     expect(problems.length).toBe(0)
   },

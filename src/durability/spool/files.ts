@@ -36,10 +36,13 @@ export function createFile(fs: SpoolFs, path: string): number {
   return fs.openSync(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
 }
 
-/** Opens a file to append to, creating it when missing; a link at its name is refused. */
+/**
+ * Opens a file to append to, creating it when missing; a link at its name is refused, and a FIFO
+ * planted there does not block the open (`O_NONBLOCK`: it fails with no reader).
+ */
 export function appendFile(fs: SpoolFs, path: string): number {
-  const { O_CREAT, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants
-  return fs.openSync(path, O_CREAT | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
+  const { O_CREAT, O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = fs.constants
+  return fs.openSync(path, O_CREAT | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0), 0o600)
 }
 
 /**
