@@ -35,7 +35,7 @@ const cutStride = Number(process.env.EVENTRAIL_CORRUPTION_CUT_STRIDE ?? 16)
   `every offset of a segment of ${big} bytes and of its ack file (the soak)`,
   () => {
     // Records of ~4,160 bytes on disk: enough of them for a segment of at least `big` bytes.
-  const s = spooled(Math.ceil(big / 4_150), 4_000, 7)
+    const s = spooled(Math.ceil(big / 4_150), 4_000, 7)
     const problems: string[] = []
     const { runs, flipped, cuts } = fuzzLarge(
       s,
