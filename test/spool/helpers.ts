@@ -6,6 +6,7 @@ import { hostname, tmpdir } from 'node:os'
 import * as path from 'node:path'
 import * as zlib from 'node:zlib'
 import type { Analytics } from '../../src'
+import { ackWord } from '../../src/durability/spool/segment-files'
 
 // Shared by the spool tests: temporary spool directories, segment files written by hand (the
 // format of src/durability/spool/frame.ts), dead pids, and children that run the BUILT package.
@@ -96,6 +97,13 @@ export function frameText(text: string, kind: 'a' | 'b' = 'b'): Buffer {
   header.writeUInt32LE(payload.length, 0)
   header.writeUInt32LE(zlib.crc32(payload), 4)
   return Buffer.concat([header, payload])
+}
+
+/** An ack file's bytes: each ordinal as the spool writes it (with its check bits, see segment-files.ts). */
+export function ackFile(...ordinals: number[]): Buffer {
+  const buffer = Buffer.alloc(ordinals.length * 4)
+  ordinals.forEach((o, k) => buffer.writeUInt32LE(ackWord(o), k * 4))
+  return buffer
 }
 
 /** A segment file's bytes: the magic, then the records. */

@@ -1,7 +1,7 @@
 import { Analytics, DeliveryError, type DropInfo, type FlushInfo, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
 import { Outcomes, trackMessage } from '../faults/outcomes'
-import { deadPart, frame, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
+import { ackFile, deadPart, frame, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: replayed messages report their outcome through events (their callbacks went with the
 // process that died): `replay` when they are taken over, `replayed` in `flush` and `drop` events,
@@ -112,9 +112,7 @@ describe('replay events', () => {
     const ids = Array.from({ length: 30_000 }, (_, i) => `big${i}`)
     const acks = (from: number, to: number): Buffer => {
       const ordinals = ids.slice(from, to).flatMap((_, o) => (o % 7 === 0 ? [o] : []))
-      const buffer = Buffer.alloc(ordinals.length * 4)
-      ordinals.forEach((o, k) => buffer.writeUInt32LE(o, k * 4))
-      return buffer
+      return ackFile(...ordinals)
     }
     const part = (from: number, to: number): Buffer => segment(...ids.slice(from, to).map((id) => frame(wireMessage(id))))
     await deadPart(

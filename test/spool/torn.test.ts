@@ -2,7 +2,7 @@ import { readdirSync, statSync, truncateSync } from 'node:fs'
 import * as path from 'node:path'
 import { Analytics, type ReplayInfo } from '../../src'
 import { startFaultServer, type FaultServer } from '../faults/fault-server'
-import { deadPart, filesUnder, frame, runChild, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
+import { ackFile, deadPart, filesUnder, frame, runChild, segment, segmentFiles, spoolTestFile, wireMessage } from './helpers'
 
 // Issue 22: "Records carry a length and a checksum: a torn write at a crash is skipped and
 // counted, never sent as garbage." Segments are written by hand in the spool's format (the magic
@@ -33,8 +33,7 @@ describe('torn and corrupt records in a part left behind', () => {
     const torn = frame(wireMessage('r5'))
     const badSum = frame(wireMessage('s3'))
     badSum[badSum.length - 3] ^= 0x20 // one bit of the payload flipped: the checksum no longer matches
-    const acks = Buffer.alloc(4)
-    acks.writeUInt32LE(1, 0) // r1 had its outcome before the crash
+    const acks = ackFile(1) // r1 had its outcome before the crash
     await deadPart(
       dir,
       {
@@ -48,9 +47,9 @@ describe('torn and corrupt records in a part left behind', () => {
 
     const { replays, analytics, ids } = await replay(dir)
     expect(ids).toEqual(['r0', 'r2', 'r3', 'r4', 's0', 's1', 's2', 't0', 't1'])
-    // At the take-over records are counted by their lengths (s3's is right; the two cut-off files
-    // are torn); s3's checksum fails when it is read, so it is skipped and counted then.
-    expect(replays).toEqual([{ count: 10, torn: 2 }])
+    // At the take-over each file's records are counted and checked: the two cut-off files and s3
+    // (its checksum fails, and no whole record follows it) end torn.
+    expect(replays).toEqual([{ count: 9, torn: 3 }])
     expect(analytics.stats().spool).toMatchObject({ torn: 3, replayed: 9, onDiskOnly: 0 })
     expect(server.acceptedMessages.find((m) => m.messageId === 's2')).toMatchObject(wireMessage('s2'))
     expect(segmentFiles(dir)).toEqual([])
@@ -76,8 +75,8 @@ describe('torn and corrupt records in a part left behind', () => {
     await deadPart(dir, { '000001.log': segment(frame(wireMessage('k0')), wrongKind) }, { key: 'torn-key', host: server.url })
     const { replays, analytics, ids } = await replay(dir)
     expect(ids).toEqual(['k0'])
-    // Counted by its length at the take-over, refused when read.
-    expect(replays).toEqual([{ count: 2, torn: 0 }])
+    // Found at the take-over: the file ends in a record that is not whole.
+    expect(replays).toEqual([{ count: 1, torn: 1 }])
     expect(analytics.stats().spool).toMatchObject({ torn: 1, replayed: 1, onDiskOnly: 0 })
   })
 

@@ -112,15 +112,20 @@ export class Backlog {
     } catch {
       return this.#lose(cursor)
     }
-    const isEnd = cursor.offset + data.length >= segment.size && segment.sealed
+    let isEnd = cursor.offset + data.length >= segment.size && segment.sealed
     const acked = segment.acked
-    const run = readFrames(
-      data,
-      cursor.ordinal,
-      Math.min(maxCount, cursor.remaining),
-      acked === undefined ? () => true : (o) => !acked.has(o),
-      isEnd,
-    )
+    const keep = acked === undefined ? () => true : (o: number) => !acked.has(o)
+    let run = readFrames(data, cursor.ordinal, Math.min(maxCount, cursor.remaining), keep, isEnd)
+    if (run.end === 0 && !run.bad && cursor.offset + data.length < segment.size) {
+      // Damage at the end of the chunk: where the next whole record starts is told by the rest of the file.
+      try {
+        data = readFile(this.#fs, segment.path, cursor.offset, segment.size - cursor.offset)
+      } catch {
+        return this.#lose(cursor)
+      }
+      isEnd = segment.sealed
+      run = readFrames(data, cursor.ordinal, Math.min(maxCount, cursor.remaining), keep, isEnd)
+    }
     const base = segment.id * RECORDS_PER_SEGMENT
     for (const frame of run.frames)
       out.push({

@@ -10,6 +10,8 @@ export type SpoolFs = Pick<
   | 'fstatSync'
   | 'ftruncateSync'
   | 'fdatasync'
+  | 'fsync'
+  | 'fsyncSync'
   | 'mkdirSync'
   | 'readdirSync'
   | 'renameSync'
@@ -34,10 +36,13 @@ export function createFile(fs: SpoolFs, path: string): number {
   return fs.openSync(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
 }
 
-/** Opens a file to append to, creating it when missing; a link at its name is refused. */
+/**
+ * Opens a file to append to, creating it when missing; a link at its name is refused, and a FIFO
+ * planted there does not block the open (`O_NONBLOCK`: it fails with no reader).
+ */
 export function appendFile(fs: SpoolFs, path: string): number {
-  const { O_CREAT, O_WRONLY, O_APPEND, O_NOFOLLOW } = fs.constants
-  return fs.openSync(path, O_CREAT | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0), 0o600)
+  const { O_CREAT, O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = fs.constants
+  return fs.openSync(path, O_CREAT | O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0), 0o600)
 }
 
 /**
@@ -112,6 +117,26 @@ export function closeQuietly(fs: SpoolFs, fd: number): void {
   } catch {
     // Already closed, or the disk went away: the descriptor is gone either way.
   }
+}
+
+/**
+ * Syncs the entries of directory `dir` (`fsync` on the directory: the names of files made, renamed
+ * or deleted in it), then calls `done` with the error, if any. Where a directory cannot be opened
+ * (Windows), or it is gone (its part was taken over and moved), there is nothing to sync here.
+ */
+export function syncDir(fs: SpoolFs, dir: string, done: (err: Error | null) => void): void {
+  const { O_RDONLY, O_DIRECTORY } = fs.constants
+  let fd: number
+  try {
+    fd = fs.openSync(dir, O_RDONLY | (O_DIRECTORY ?? 0))
+  } catch (err) {
+    const code = errorCode(err)
+    return done(code === 'EISDIR' || code === 'EPERM' || code === 'EACCES' || code === 'ENOENT' ? null : (err as Error))
+  }
+  fs.fsync(fd, (err) => {
+    closeQuietly(fs, fd)
+    done(err)
+  })
 }
 
 /** The `code` of a file-system error (`ENOSPC`, `EROFS` …), else `'EIO'`. */

@@ -51,6 +51,10 @@ export class SpoolFlow implements Durability {
         const error = new deps.SpoolError(code, `spool: ${message}; messages are kept in memory only until the disk takes writes again`)
         void Promise.resolve().then(() => deps.report(error))
       },
+      syncFailed: (message) => {
+        const error = new deps.SpoolError('ESYNC', `spool: ${message}`)
+        void Promise.resolve().then(() => deps.report(error))
+      },
       found: (count, torn) => {
         this.pageIn()
         // After the constructor: listeners added right after it hear of the replay.

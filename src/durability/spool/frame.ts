@@ -81,67 +81,131 @@ export interface Frame {
 /** What {@link readFrames} found. */
 export interface FrameRun {
   readonly frames: Frame[]
-  /** Records (that `keep` accepts) whose checksum or kind is wrong: skipped, never sent. */
+  /** Damaged records (that `keep` accepts): skipped, never sent. */
   readonly skipped: number
   /** Where the next record starts (relative to `data`). */
   readonly end: number
   /** The next record's ordinal. */
   readonly ordinal: number
-  /** A record that is cut off, or of an impossible length, stopped the reading there: nothing after it can be trusted. */
+  /** The file ends in damage (a record cut off by a crash, or garbage): nothing whole follows. */
   readonly bad: boolean
+}
+
+/**
+ * Whether `data` begins as a segment: its magic, or the magic with one bit flipped (a damaged
+ * magic must not cost the records of the file; a file that is not the spool's is further away).
+ */
+export function isSegmentStart(data: Buffer): boolean {
+  if (data.length < SEGMENT_MAGIC.length) return false
+  let bits = 0
+  for (let i = 0; i < SEGMENT_MAGIC.length; i++) {
+    let x = data[i] ^ SEGMENT_MAGIC[i]
+    for (; x !== 0; x &= x - 1) bits += 1
+  }
+  return bits <= 1
+}
+
+// What `step` found at a position: a whole record; damage, then a whole record; damage to the end
+// of the file (a torn tail); too few bytes to tell (more are coming); the end of the data.
+const WHOLE = 0
+const DAMAGED = 1
+const TORN = 2
+const MORE = 3
+const END = 4
+/** Where what `step` found ends: after the whole record, or where the next whole record starts. */
+let stepEnd = 0
+
+function isWholeAt(data: Buffer, at: number, stop: number): boolean {
+  const kind = data[at + FRAME_HEADER_BYTES]
+  return (kind === KIND_ALIAS || kind === KIND_BATCH) && crc32(data.subarray(at + FRAME_HEADER_BYTES, stop)) === data.readUInt32LE(at + 4)
+}
+
+/**
+ * What is at `at` of `data` (`isEnd`: nothing follows it). A record whose length, checksum or kind
+ * is wrong is damaged: the reading goes on at the next position where a whole record starts (its
+ * length fits and its checksum matches: wire JSON has no zero byte, so a record's text never looks
+ * like a length), and the damage counts as one record. A damaged record costs itself, never its
+ * neighbours.
+ */
+function step(data: Buffer, at: number, isEnd: boolean): number {
+  if (at >= data.length) return END
+  if (data.length - at >= FRAME_HEADER_BYTES) {
+    const length = data.readUInt32LE(at)
+    if (length >= 1 && length <= MAX_PAYLOAD_BYTES) {
+      const stop = at + FRAME_HEADER_BYTES + length
+      if (stop > data.length && !isEnd) return MORE
+      if (stop <= data.length && isWholeAt(data, at, stop)) {
+        stepEnd = stop
+        return WHOLE
+      }
+    }
+  } else if (!isEnd) return MORE
+  for (let p = at + 1; p + FRAME_HEADER_BYTES <= data.length; p++) {
+    const length = data.readUInt32LE(p)
+    if (length < 1 || length > MAX_PAYLOAD_BYTES) continue
+    const stop = p + FRAME_HEADER_BYTES + length
+    if (stop > data.length) {
+      if (!isEnd) return MORE
+      continue
+    }
+    if (isWholeAt(data, p, stop)) {
+      stepEnd = p
+      return DAMAGED
+    }
+  }
+  return isEnd ? TORN : MORE
 }
 
 /**
  * Reads records from `data`, numbering them from `ordinal`, up to `maxCount` of them whose
  * ordinal `keep` accepts (the others are stepped over: records that already had their outcome);
- * a record whose checksum fails counts towards `maxCount` as skipped.
- * `isEnd` says that no byte follows `data`: a record cut off there is torn; otherwise the reading
- * stops before it, to go on once more bytes are read.
+ * a damaged record counts towards `maxCount` as skipped.
+ * `isEnd` says that no byte follows `data`: damage that runs to its end is a torn tail; otherwise
+ * the reading stops before what it cannot tell yet, to go on once more bytes are read.
  */
 export function readFrames(data: Buffer, ordinal: number, maxCount: number, keep: (ordinal: number) => boolean, isEnd: boolean): FrameRun {
   const frames: Frame[] = []
   let skipped = 0
   let at = 0
-  const stopHere = (bad: boolean): FrameRun => ({ frames, skipped, end: at, ordinal, bad })
   while (frames.length + skipped < maxCount) {
-    if (data.length - at < FRAME_HEADER_BYTES) return stopHere(isEnd && at < data.length)
-    const length = data.readUInt32LE(at)
-    if (length < 1 || length > MAX_PAYLOAD_BYTES) return stopHere(true)
-    const stop = at + FRAME_HEADER_BYTES + length
-    if (stop > data.length) return stopHere(isEnd)
-    const payload = data.subarray(at + FRAME_HEADER_BYTES, stop)
-    const kind = payload[0]
-    const isWhole = crc32(payload) === data.readUInt32LE(at + 4) && (kind === KIND_ALIAS || kind === KIND_BATCH)
-    // A record whose bytes do not match its checksum is skipped; its length still leads to the next.
-    if (!isWhole) {
+    const found = step(data, at, isEnd)
+    if (found === END || found === MORE || found === TORN) return { frames, skipped, end: at, ordinal, bad: found === TORN }
+    if (found === DAMAGED) {
       if (keep(ordinal)) skipped += 1
-    } else if (keep(ordinal)) frames.push({ ordinal, isAlias: kind === KIND_ALIAS, text: payload.toString('utf8', 1), bytes: stop - at })
+    } else if (keep(ordinal)) {
+      const kind = data[at + FRAME_HEADER_BYTES]
+      frames.push({
+        ordinal,
+        isAlias: kind === KIND_ALIAS,
+        text: data.toString('utf8', at + FRAME_HEADER_BYTES + 1, stepEnd),
+        bytes: stepEnd - at,
+      })
+    }
     ordinal += 1
-    at = stop
+    at = stepEnd
   }
-  return stopHere(false)
+  return { frames, skipped, end: at, ordinal, bad: false }
 }
 
 /**
- * Counts the records of `data` (a whole segment after its magic) whose ordinal `keep` accepts,
- * by their lengths alone, up to one cut off or of an impossible length (`bad`); `frames`: all
- * the whole records, `end`: where they end. Checksums are
- * checked when the records are read ({@link readFrames}): a segment is read once, not twice.
+ * Counts the records of `data` (a segment after its magic) whose ordinal `keep` accepts, as
+ * {@link readFrames} numbers them (a damaged record counts as one), up to damage that runs to the
+ * end (`bad`) or, unless `isEnd`, a record not all there yet; `frames`: all the records counted,
+ * `end`: where they end.
  */
 export function countFrames(
   data: Buffer,
   keep: (ordinal: number) => boolean,
+  isEnd = true,
 ): { count: number; bad: boolean; frames: number; end: number } {
   let count = 0
   let at = 0
   let ordinal = 0
-  for (; at < data.length; ordinal++) {
-    if (data.length - at < FRAME_HEADER_BYTES) return { count, bad: true, frames: ordinal, end: at }
-    const length = data.readUInt32LE(at)
-    if (length < 1 || length > MAX_PAYLOAD_BYTES || at + FRAME_HEADER_BYTES + length > data.length)
-      return { count, bad: true, frames: ordinal, end: at }
+  for (;;) {
+    const found = step(data, at, isEnd)
+    if (found === END || found === MORE || found === TORN) return { count, bad: found === TORN, frames: ordinal, end: at }
     if (keep(ordinal)) count += 1
-    at += FRAME_HEADER_BYTES + length
+    ordinal += 1
+    at = stepEnd
   }
-  return { count, bad: false, frames: ordinal, end: at }
 }

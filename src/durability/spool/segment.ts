@@ -17,6 +17,13 @@ export interface Segment {
   done: number
   /** No record will be added. */
   sealed: boolean
+  /** Own: bytes of it synced (`fdatasync`), and the records in them; see `SyncPlan`. */
+  synced?: number
+  syncedTotal?: number
+  /** Own: its name is synced in its directory (until then a power loss may take the whole file). */
+  named?: boolean
+  /** Own: a sync of it failed: nothing more of it is taken as durable (its records were written again). */
+  unsafe?: boolean
   /**
    * Records that had an outcome here that does not end them (a refusal of the client's setup:
    * 401, 403, a redirect): they stay on disk for a client set up right, and are copied forward
@@ -40,4 +47,20 @@ export class SpoolWriteError extends Error {
   ) {
     super(message)
   }
+}
+
+/**
+ * A new segment's record: `own` (this process writes to it, on descriptor `fd`, `size` bytes so
+ * far) or taken over (read only: `total` of its `frames` records wait for an outcome, `acked` had
+ * theirs).
+ */
+export function newSegment(
+  id: number,
+  path: string,
+  ackPath: string,
+  own: { fd: number; size: number } | { size: number; total: number; acked: ReadonlySet<number>; frames: number },
+): Segment {
+  const base = { id, path, ackPath, ackFd: -1, done: 0, size: own.size }
+  if ('fd' in own) return { ...base, own: true, fd: own.fd, total: 0, sealed: false, acked: undefined }
+  return { ...base, own: false, fd: -1, total: own.total, sealed: true, acked: own.acked, frames: own.frames }
 }

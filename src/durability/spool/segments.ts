@@ -1,8 +1,10 @@
 import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
 import { copyKept, markKept } from './kept'
-import { closeQuietly, errorCode, writeAll, type SpoolFs } from './files'
-import { ackPathOf, appendAcks, createSegmentFile, removeSegmentFiles } from './segment-files'
-import { SpoolWriteError, type Segment } from './segment'
+import { closeQuietly, type SpoolFs } from './files'
+import { ackPathOf, ackWord, appendAcks, appendRecords, createSegmentFile, dirOf, removeSegmentFiles } from './segment-files'
+import { newSegment, type Segment } from './segment'
+import { rescue, withCopies } from './rescue'
+import { SyncPlan, type SyncFailure } from './sync'
 
 export type { Segment } from './segment'
 
@@ -21,7 +23,9 @@ export class SegmentStore {
   readonly #fs: SpoolFs
   readonly #segmentBytes: number
   readonly #segments = new Map<number, Segment>()
-  readonly #dirty = new Set<number>()
+  readonly #plan: SyncPlan
+  /** Records written again after a failed sync: the reference of each original, and of its copy. */
+  readonly #copies = new Map<number, number>()
   readonly #scratch = Buffer.allocUnsafe(64 * 1024)
   #nextId = 1
   #nextOwn = 1
@@ -36,6 +40,16 @@ export class SegmentStore {
   constructor(fs: SpoolFs, segmentBytes: number) {
     this.#fs = fs
     this.#segmentBytes = segmentBytes
+    this.#plan = new SyncPlan(fs)
+    this.#plan.failed = (failures) => this.syncFailed?.(failures, this.#rescue(failures))
+  }
+
+  /** Called after a sync the disk refused, with the records written again, or why they could not be. */
+  syncFailed: ((failures: readonly SyncFailure[], copied: number | Error) => void) | undefined
+
+  /** An entry of `dir` changed (a part made or renamed into it): synced with the next sync. */
+  changed(dir: string): void {
+    this.#plan.changed(dir)
   }
 
   /** Own segments go to `dir` from now on (a new active segment is begun there on the next append). */
@@ -73,20 +87,7 @@ export class SegmentStore {
 
   /** Registers a segment taken over: `total` of its `frames` records wait for an outcome here. */
   adopt(path: string, size: number, total: number, acked: ReadonlySet<number>, frames: number): Segment {
-    const segment: Segment = {
-      id: this.#nextId++,
-      path,
-      ackPath: ackPathOf(path),
-      own: false,
-      fd: -1,
-      ackFd: -1,
-      size,
-      total,
-      done: 0,
-      sealed: true,
-      acked,
-      frames,
-    }
+    const segment = newSegment(this.#nextId++, path, ackPathOf(path), { size, total, acked, frames })
     this.#segments.set(segment.id, segment)
     this.bytes += size
     return segment
@@ -107,21 +108,10 @@ export class SegmentStore {
   // Appends one encoded record to the active segment (begun when there is none) and returns its reference.
   #write(buffer: Buffer, length: number): number {
     const segment = this.#active ?? this.#begin()
-    try {
-      writeAll(this.#fs, segment.fd, buffer, length)
-    } catch (err) {
-      // A write cut short (a full disk) leaves part of a record: cut it off, and begin a new
-      // segment next time, should even that fail.
-      try {
-        this.#fs.ftruncateSync(segment.fd, segment.size)
-      } catch {
-        this.#seal()
-      }
-      throw new SpoolWriteError(errorCode(err), `cannot append to ${segment.path}: ${String((err as Error)?.message ?? err)}`)
-    }
+    appendRecords(this.#fs, segment, buffer, length, () => this.#seal())
     segment.size += length
     this.bytes += length
-    this.#dirty.add(segment.fd)
+    this.#plan.written(segment.fd, segment)
     const ref = segment.id * RECORDS_PER_SEGMENT + segment.total
     segment.total += 1
     if (segment.size >= this.#segmentBytes || segment.total >= RECORDS_PER_SEGMENT) this.#seal()
@@ -130,6 +120,7 @@ export class SegmentStore {
 
   /** The records of `refs` have an outcome: their ordinals go to the ack files, and done segments go. */
   ack(refs: readonly number[]): void {
+    if (this.#copies.size > 0) refs = withCopies(this.#copies, refs, refs)[0]
     let i = 0
     while (i < refs.length) {
       const id = Math.floor(refs[i] / RECORDS_PER_SEGMENT)
@@ -147,6 +138,7 @@ export class SegmentStore {
    * segment: once the rest of it is done, they are copied forward and it is deleted.
    */
   keep(refs: readonly number[], bytes: readonly number[]): void {
+    if (this.#copies.size > 0) [refs, bytes] = withCopies(this.#copies, refs, bytes)
     for (let k = 0; k < refs.length; k++) {
       const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
       if (segment === undefined) continue
@@ -163,10 +155,11 @@ export class SegmentStore {
 
   #ackIn(segment: Segment, refs: readonly number[], from: number, to: number): void {
     segment.done += to - from
-    if (this.#settle(segment)) return
+    // Written also when they are its last: its file is deleted only after the next good sync.
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
-    for (let k = from; k < to; k++) ordinals.writeUInt32LE(refs[k] % RECORDS_PER_SEGMENT, (k - from) * 4)
-    appendAcks(this.#fs, segment, ordinals)
+    for (let k = from; k < to; k++) ordinals.writeUInt32LE(ackWord(refs[k] % RECORDS_PER_SEGMENT), (k - from) * 4)
+    appendAcks(this.#fs, segment, ordinals, (dir) => this.#plan.changed(dir))
+    this.#settle(segment)
   }
 
   /**
@@ -210,16 +203,23 @@ export class SegmentStore {
       const ref = this.#write(buffer, length)
       markKept(this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment, ref % RECORDS_PER_SEGMENT, length, true)
     })
-    return copied && this.#delete(segment)
+    return copied && this.#delete(segment, true)
   }
 
   /** Deletes a segment and its ack file; false when it is kept (it grew). */
-  #delete(segment: Segment): boolean {
+  #delete(segment: Segment, afterSync = false): boolean {
     // A take-over never deletes what a live owner still appended (it was thought gone): those are sent too.
     if (!segment.own && this.grew?.(segment) === true) return false
     if (!this.#segments.delete(segment.id)) return true
     this.bytes -= segment.size
-    removeSegmentFiles(this.#fs, segment, this.#dirty)
+    // Every record of it had its outcome: it goes now. One whose kept records were copied forward
+    // goes once the copies are synced (a power loss in between must not take both).
+    removeSegmentFiles(
+      this.#fs,
+      segment,
+      (fd) => this.#plan.forget(fd),
+      (paths) => this.#plan.remove(paths, afterSync),
+    )
     return true
   }
 
@@ -246,40 +246,40 @@ export class SegmentStore {
 
   /** Hands what was written to the disk itself (`fdatasync`): after it, a power loss loses none of it. */
   sync(): Promise<void> {
-    const fds = [...this.#dirty]
-    this.#dirty.clear()
-    return Promise.all(fds.map((fd) => new Promise<void>((resolve) => this.#fs.fdatasync(fd, () => resolve())))).then(() => undefined)
+    return this.#plan.sync()
+  }
+
+  // The records a failed sync left in doubt are written again (see `rescue`).
+  #rescue(failures: readonly SyncFailure[]): number | Error {
+    return rescue(failures, RECORDS_PER_SEGMENT, {
+      fs: this.#fs,
+      scratch: this.#scratch,
+      copies: this.#copies,
+      get: (id) => this.#segments.get(id),
+      seal: (segment) => segment === this.#active && this.#seal(),
+      write: (buffer, length) => this.#write(buffer, length),
+    })
   }
 
   /** Closes every descriptor (the files stay). */
   close(): void {
     this.#closed = true
     this.#seal()
+    // Files whose deletion waits for a sync (see `#moveKept`) go with this last one.
+    void this.#plan.sync()
     for (const segment of this.#segments.values()) {
       if (segment.ackFd >= 0) closeQuietly(this.#fs, segment.ackFd)
       segment.ackFd = -1
     }
-    this.#dirty.clear()
   }
 
   #begin(): Segment {
     // A part taken over as this client's own (see `claimAsPart`) holds its first owner's segments: their names are skipped.
     const { path, fd } = createSegmentFile(this.#fs, this.#ownDir, () => this.#nextOwn++)
-    const segment: Segment = {
-      id: this.#nextId++,
-      path,
-      ackPath: ackPathOf(path),
-      own: true,
-      fd,
-      ackFd: -1,
-      size: SEGMENT_MAGIC.length,
-      total: 0,
-      done: 0,
-      sealed: false,
-      acked: undefined,
-    }
+    const segment = newSegment(this.#nextId++, path, ackPathOf(path), { fd, size: SEGMENT_MAGIC.length })
     this.#segments.set(segment.id, segment)
     this.bytes += segment.size
+    this.#plan.changed(dirOf(path), segment)
     this.#active = segment
     return segment
   }
@@ -292,8 +292,7 @@ export class SegmentStore {
     segment.sealed = true
     const fd = segment.fd
     segment.fd = -1
-    if (this.#dirty.delete(fd)) this.#fs.fdatasync(fd, () => closeQuietly(this.#fs, fd))
-    else closeQuietly(this.#fs, fd)
+    this.#plan.seal(fd, segment)
     this.#settle(segment)
   }
 }

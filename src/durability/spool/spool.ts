@@ -3,6 +3,7 @@ import { SEGMENT_BYTES, SEGMENT_MAGIC } from './frame'
 import { errorCode, realFs, type SpoolFs } from './files'
 import { beat, createPart, findMoved, UntrustedDirError, releasePart, removePart } from './parts'
 import { SpoolWriteError } from './segment'
+import type { SyncFailure } from './sync'
 import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
 import { adoptGrowth, takeOverAsPart, takeOverParts } from './takeover'
 
@@ -26,6 +27,8 @@ export interface SpoolReports {
   unavailable(code: string, message: string): void
   /** Records of a process that is gone were found: `count` to send, `torn` skipped. */
   found(count: number, torn: number): void
+  /** A sync (`fdatasync`, or `fsync` of a directory) failed: what it was, and what was done. */
+  syncFailed(message: string): void
 }
 
 /**
@@ -79,6 +82,7 @@ export class Spool {
     this.#store = new SegmentStore(this.#fs, settings.segmentBytes ?? segmentBytesFor(settings.maxBytes))
     this.#backlog = new Backlog(this.#fs, this.#store)
     this.#store.grew = (segment) => adoptGrowth(this.#fs, segment, this.#store, this.#backlog)
+    this.#store.syncFailed = (failures, copied) => this.#syncFailed(failures, copied)
     this.#timer = setInterval(() => this.#tick(), TICK_MS)
     this.#timer.unref?.()
     this.#openPart()
@@ -203,12 +207,26 @@ export class Spool {
   #openPart(): void {
     try {
       this.#part = createPart(this.#fs, this.#root, this.#tenant)
+      this.#store.changed(this.#root)
+      this.#store.changed(this.#part)
       this.#store.writeTo(this.#part)
       this.#failedAt = -1
     } catch (err) {
       const message = String((err as Error)?.message ?? err)
       this.#fail(errorCode(err), err instanceof UntrustedDirError ? message : `cannot make a part in ${this.#root}: ${message}`)
     }
+  }
+
+  #syncFailed(failures: readonly SyncFailure[], copied: number | Error): void {
+    const what = failures.map((f) => `${f.path} (${f.code})`).join(', ')
+    const done =
+      typeof copied === 'number'
+        ? `the ${copied} records written since its last good sync are not taken as safe: they were written again to a new segment`
+        : `the records written since its last good sync are not safe on the disk, and could not be written again (${errorCode(copied)}): they are sent from memory and the page cache`
+    // Each failed sync is told (at most one a second, and one a flush): a flush that resolves with
+    // none told synced what was accepted before it.
+    this.#reports.syncFailed(`the disk refused to sync ${what}: ${done}`)
+    if (copied instanceof Error) this.#fail(errorCode(copied), String(copied.message))
   }
 
   #fail(code: string, message: string): void {

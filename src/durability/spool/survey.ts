@@ -4,7 +4,7 @@ import { FRAME_HEADER_BYTES, MAX_SEGMENT_FILE_BYTES, readFrames, SEGMENT_MAGIC }
 import { isAlive, pidsOf } from './liveness'
 import { isTrusted, readOwner, segmentsOf, verifyRoot, type Owner } from './parts'
 import { recordProblem } from './record-check'
-import { readAcks } from './takeover'
+import { ackPathOf, readAcks } from './segment-files'
 
 /**
  * A read-only look at a spool directory, for `eventrail spool`: its parts, their owners, their
@@ -62,7 +62,11 @@ export interface PartSurvey {
  * that waits, in the order a client would send them. Throws an `UntrustedDirError` when the
  * directory may not be trusted (another user's, writable by others), as a client would refuse it.
  */
-export function surveySpool(fs: SpoolFs, root: string, onWaiting?: (record: WaitingRecord, part: PartSurvey | string) => void): PartSurvey[] {
+export function surveySpool(
+  fs: SpoolFs,
+  root: string,
+  onWaiting?: (record: WaitingRecord, part: PartSurvey | string) => void,
+): PartSurvey[] {
   verifyRoot(fs, root)
   const names = fs
     .readdirSync(root, { withFileTypes: true })
@@ -114,7 +118,7 @@ export function surveySegment(fs: SpoolFs, path: string, root: string, onWaiting
   }
   if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC))
     return { ...none, bytes: data.length, problem: 'not a segment of this format: left alone' }
-  const acked = readAcks(fs, path, data.length)
+  const acked = readAcks(fs, ackPathOf(path), data.length)
   const run = readFrames(data.subarray(SEGMENT_MAGIC.length), 0, Infinity, () => true, true)
   let waiting = 0
   let invalid = 0

@@ -1,8 +1,8 @@
 import type { Backlog } from './backlog'
 import { readFile, type SpoolFs } from './files'
-import { countFrames, MAX_SEGMENT_FILE_BYTES, SEGMENT_MAGIC } from './frame'
+import { countFrames, isSegmentStart, MAX_SEGMENT_FILE_BYTES, SEGMENT_MAGIC } from './frame'
 import { claim, claimAsPart, findOrphans, removeEmptyParts, segmentsOf, verifyRoot } from './parts'
-import { ackPathOf } from './segment-files'
+import { ackPathOf, readAcks } from './segment-files'
 import type { Segment, SegmentStore } from './segments'
 
 /** What a take-over found: records to send, and files found torn. */
@@ -20,6 +20,9 @@ export function takeOverParts(fs: SpoolFs, root: string, part: string, tenant: s
   for (const name of findOrphans(fs, root, tenant)) {
     const taken = claim(fs, root, name, part)
     if (taken === undefined) continue
+    // The rename is synced with the next sync, in both directories.
+    store.changed(root)
+    store.changed(part)
     adoptAll(fs, taken, store, backlog, found)
     removeEmptyParts(fs, part)
   }
@@ -47,6 +50,8 @@ export function takeOverAsPart(
   for (const name of findOrphans(fs, root, tenant)) {
     const part = claimAsPart(fs, root, name, tenant)
     if (part === undefined) continue
+    store.changed(root)
+    store.changed(part)
     const found: Found = { count: 0, torn: 0 }
     adoptAll(fs, part, store, backlog, found)
     backlog.torn += found.torn
@@ -63,22 +68,6 @@ function adoptAll(fs: SpoolFs, dir: string, store: SegmentStore, backlog: Backlo
   }
 }
 
-/** The ordinals of a segment's records that have an outcome (its ack file); none when it cannot be read. */
-export function readAcks(fs: SpoolFs, path: string, maxSize: number): Set<number> {
-  const acked = new Set<number>()
-  let acks: Buffer
-  try {
-    // Four bytes a record, and a record takes at least ten: an ack file is smaller than its segment.
-    acks = readFile(fs, ackPathOf(path), 0, Infinity, maxSize)
-  } catch {
-    // No ack file (none of its records had an outcome), or one the spool did not write (a link, a
-    // FIFO, another user's, too large): not read. Its records are all sent; at worst a duplicate.
-    return acked
-  }
-  for (let at = 0; at + 4 <= acks.length; at += 4) acked.add(acks.readUInt32LE(at))
-  return acked
-}
-
 // Counts the records of a segment taken over that still want an outcome, skipping a torn tail.
 function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog): Found {
   let data: Buffer
@@ -90,8 +79,8 @@ function adopt(fs: SpoolFs, path: string, store: SegmentStore, backlog: Backlog)
     return { count: 0, torn: 0 }
   }
   // A file that does not begin as a segment is not the spool's: it is left alone.
-  if (data.length < SEGMENT_MAGIC.length || !data.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) return { count: 0, torn: 0 }
-  const acked = readAcks(fs, path, data.length)
+  if (!isSegmentStart(data)) return { count: 0, torn: 0 }
+  const acked = readAcks(fs, ackPathOf(path), data.length)
   const body = data.subarray(SEGMENT_MAGIC.length)
   const { count, bad, frames } = countFrames(body, (o) => !acked.has(o))
   const segment = store.adopt(path, data.length, count, acked, frames)
@@ -121,9 +110,9 @@ export function adoptGrowth(fs: SpoolFs, segment: Segment, store: SegmentStore, 
     return false
   }
   const first = segment.frames ?? 0
-  const acked = new Set([...(segment.acked ?? []), ...readAcks(fs, segment.path, size)])
+  const acked = new Set([...(segment.acked ?? []), ...readAcks(fs, segment.ackPath, size)])
   // A record its owner is writing right now is read with the next growth.
-  const { count, frames, end } = countFrames(tail, (o) => !acked.has(first + o))
+  const { count, frames, end } = countFrames(tail, (o) => !acked.has(first + o), false)
   const offset = segment.size
   segment.acked = acked
   segment.frames = first + frames
