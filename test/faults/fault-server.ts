@@ -52,7 +52,8 @@ export interface FaultServer {
   readonly accepted: Map<string, number>
   /** Every message of the requests answered 2xx, in arrival order (duplicates included). */
   readonly acceptedMessages: any[]
-  decide: (index: number, path: string) => Fault
+  /** The answer to request number `index` (from 0) to `path`, with its headers. */
+  decide: (index: number, path: string, headers: http.IncomingHttpHeaders) => Fault
   /** Stops listening and drops every connection (hung ones too). */
   close(): Promise<void>
   /** Listens again on the same port after `close()`. */
@@ -68,7 +69,7 @@ export async function startFaultServer(decide: FaultServer['decide'] = () => ({ 
 
   const server = http.createServer((req, res) => {
     const index = state.arrivals++
-    const fault = state.decide(index, req.url ?? '')
+    const fault = state.decide(index, req.url ?? '', req.headers)
     state.concurrent += 1
     state.maxConcurrent = Math.max(state.maxConcurrent, state.concurrent)
     let open = true

@@ -1,8 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { Analytics } from '../../src'
-import { sleep, startFaultServer, type FaultServer } from '../faults/fault-server'
+import { sleep, startFaultServer, type Fault, type FaultServer } from '../faults/fault-server'
 import { clientOptions, messageFor, type ModelConfig } from './configs'
 import { answerFor } from './fault-modes'
 import { generateSequence, type Op, type ServerMode } from './generator'
@@ -36,11 +37,22 @@ export async function runSequence(config: ModelConfig, seed: number, length: num
   const sequence = generateSequence(config, rng, length, avoided(config.name, strict))
   const state = { mode: 'ok' as ServerMode, fallbackMode: 'ok' as ServerMode }
   const answers = createRng(seed ^ 0x5bd1e995)
-  const server = await startFaultServer(() => answerFor(state.mode, answers))
-  const fallback = config.fallback === true ? await startFaultServer(() => answerFor(state.fallbackMode, answers)) : undefined
+  // A run's own write key. While a server of this run is closed (a refused connection), a run going
+  // on beside it (the soak runs several) may get that port for a new server: a request of this run
+  // that reaches it is reset there, as the closed port would have refused it, instead of being
+  // accepted by a server this run never checks (seen in the soak: "delivered, but the server never
+  // answered 2xx"). A replay runs alone and never meets it.
+  const writeKey = `model-${config.name}-${seed}`
+  const ours = `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`
+  const own =
+    (answer: () => Fault) =>
+    (_index: number, _path: string, headers: IncomingHttpHeaders): Fault =>
+      headers.authorization === ours ? answer() : { kind: 'reset' }
+  const server = await startFaultServer(own(() => answerFor(state.mode, answers)))
+  const fallback = config.fallback === true ? await startFaultServer(own(() => answerFor(state.fallbackMode, answers))) : undefined
   const dir = config.spool ? mkdtempSync(path.join(tmpdir(), 'eventrail-model-')) : undefined
   const oracle = new Oracle(config)
-  const client = new Analytics('model-key', {
+  const client = new Analytics(writeKey, {
     ...clientOptions(config, server.url, rng, dir, fallback?.url),
     ...(sequence.errorHandler ? { errorHandler: () => undefined } : {}),
   })
