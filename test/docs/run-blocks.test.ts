@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { runNode } from '../helpers/run-node'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -63,22 +63,9 @@ function writePage(dir: string, blocks: Block[]): { block: Block; file: string }
   })
 }
 
-function run(file: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_LIMIT_MS)
-    child.on('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, output })
-    })
-  })
+async function run(file: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const { code, output } = await runNode(file, CHILD_LIMIT_MS, { cwd, env })
+  return { code, output }
 }
 
 let work: string

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { runNode } from '../helpers/run-node'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -37,7 +37,7 @@ afterAll(async () => {
 })
 
 /** Runs `body` as an ESM or CommonJS script importing `Analytics` from dist/; its exit code and stderr. */
-function runScript(format: 'esm' | 'cjs', body: string): Promise<{ code: number | null; stderr: string }> {
+async function runScript(format: 'esm' | 'cjs', body: string): Promise<{ code: number | null; stderr: string }> {
   const file = join(work, `${format}-${Math.random().toString(36).slice(2)}.${format === 'esm' ? 'mjs' : 'cjs'}`)
   const load =
     format === 'esm'
@@ -47,20 +47,8 @@ function runScript(format: 'esm' | 'cjs', body: string): Promise<{ code: number 
   // rejection is not caught, as a user's would be.
   const script = format === 'esm' ? `${load}\n${body}\n` : `${load}\n;(async () => {\n${body}\n})()\n`
   writeFileSync(file, script)
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_LIMIT_MS)
-    child.on('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stderr })
-    })
-  })
+  const { code, stderr } = await runNode(file, CHILD_LIMIT_MS)
+  return { code, stderr }
 }
 
 const CASES: [string, () => string, string][] = [
