@@ -10,8 +10,11 @@ export type { Segment } from './segment'
 
 /** Records a segment may hold: a record's reference is `segment id × this + ordinal`. */
 export const RECORDS_PER_SEGMENT = 2 ** 21
-/** A segment that has no record left without an outcome is deleted past this size, and a new one begun. */
-const RECLAIM_AT_BYTES = 64 * 1024
+/**
+ * The active segment, each of its records done, is deleted (a new one begun) past this share of
+ * the segment size. A segment costs ~7 system calls: at 64 KB, 200,000 events made ~1,200 of them.
+ */
+const RECLAIM_SHARE = 4
 
 /**
  * The segments the spool knows: it appends records to its own active segment (a new one every
@@ -171,7 +174,13 @@ export class SegmentStore {
     const kept = segment.kept
     if (segment.done + (kept?.count ?? 0) < segment.total) return false
     if (!segment.sealed) {
-      if (segment.size < RECLAIM_AT_BYTES) return false
+      if (segment.size * RECLAIM_SHARE < this.#segmentBytes) return false
+      // Each of its records done, it goes without a sync: nothing of it must survive.
+      if (kept === undefined || kept.count === 0) {
+        this.#active = undefined
+        segment.sealed = true
+        return this.#delete(segment)
+      }
       this.#seal()
       return !this.#segments.has(segment.id)
     }
