@@ -23,20 +23,20 @@ function dropSourceMapComments(extension: RegExp): () => Promise<void> {
 }
 
 /**
- * What a bundler (a Worker's, a Next.js app's) sees of the lazy loads. tsup's CommonJS output calls
- * every one through esbuild's `__require` shim, which no bundler follows (and which throws inside a
- * bundle). gzip, which a Worker's client uses, becomes a plain `require("./gzip-….cjs")`: Node runs
- * it as before, a bundler takes it in. The Node-only code stays out of sight, loaded by Node only
- * on first use: the import engine (CommonJS cannot be tree-shaken, so a bundler that saw it would
- * put ~26 KB in every Worker's bundle), the spool (its name is a parameter) and the one run-time
- * import (src/platform/runtime.ts, importAtRunTime: a Node built-in on a host without
+ * What a bundler (a Worker's, a Next.js app's, a Lambda's) sees of the lazy loads. tsup's CommonJS
+ * output calls every one through esbuild's `__require` shim, which no bundler follows (and which
+ * throws inside a bundle). gzip and the import engine, which run anywhere, become plain
+ * `require("./….cjs")` calls: Node still loads them on first use, and a bundler takes them in (the
+ * engine costs a Worker's minified bundle ~12 KB; without it `importMessages()` rejected in every
+ * bundle). The Node-only code stays out of sight: the spool (its name is a parameter) and the one
+ * run-time import (src/platform/runtime.ts, importAtRunTime: a Node built-in on a host without
  * `process.getBuiltinModule`), which becomes an `import()` that webpack and Vite are told to leave
  * alone, as it is in the source (the build drops comments).
  */
 function bundlerView(text: string): string {
   return text
     .replace(/\b(?:\w+\.)?__toESM\((?:\w+\.)?__require\(specifier\)\)/g, 'import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)')
-    .replace(/\b(?:\w+\.)?__require\(("\.\/gzip-[\w-]+\.cjs")\)/g, 'require($1)')
+    .replace(/\b(?:\w+\.)?__require\(("\.\/(?:gzip-[\w-]+|import-messages)\.cjs")\)/g, 'require($1)')
 }
 
 const LIBRARY_ENTRIES = {
