@@ -1,14 +1,13 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { defineConfig, type Options } from 'tsup'
-import type { Plugin } from 'esbuild'
 import { dedentFile } from './scripts/dedent-build.mjs'
 
 // The maps stay in dist/ for local profiling (bench/lib/profile.mjs reads them) but are not
 // published ("!dist/**/*.map" in package.json): a published file must not point at a map that is
 // not there (debuggers and bundlers warn about the missing file), so the comments go. Each build
-// (ESM, CommonJS) strips its own files: the two run at once. Each file also loses its indentation
-// (scripts/dedent-build.mjs): the build keeps its line breaks, so that an uncaught error prints one
-// readable line, not a whole module (docs/decisions.md, "Readable errors").
+// (the spool, the rest) strips its own files: the two run at once. Each file also loses its
+// indentation (scripts/dedent-build.mjs): the build keeps its line breaks, so that an uncaught error
+// prints one readable line, not a whole module (docs/decisions.md, "Readable errors").
 function dropSourceMapComments(extension: RegExp): () => Promise<void> {
   return async () => {
     for (const name of await readdir('dist')) {
@@ -16,15 +15,28 @@ function dropSourceMapComments(extension: RegExp): () => Promise<void> {
       const file = `dist/${name}`
       dedentFile(file)
       const text = await readFile(file, 'utf8')
-      // Every such line: the tree-shaking pass leaves one of its own above tsup's. The build
-      // drops comments, so the bundler hints of the one run-time import() (src/platform/runtime.ts,
-      // importAtRunTime: its specifier is a variable) are put back.
-      const stripped = text
-        .replace(/^\/\/# sourceMappingURL=.*\n?/gm, '')
-        .replace(/\bimport\((?=specifier\))/g, 'import(/* webpackIgnore: true */ /* @vite-ignore */ ')
+      // Every such line: the tree-shaking pass leaves one of its own above tsup's.
+      const stripped = bundlerView(text.replace(/^\/\/# sourceMappingURL=.*\n?/gm, ''))
       if (stripped !== text) await writeFile(file, stripped)
     }
   }
+}
+
+/**
+ * What a bundler (a Worker's, a Next.js app's, a Lambda's) sees of the lazy loads. tsup's CommonJS
+ * output calls every one through esbuild's `__require` shim, which no bundler follows (and which
+ * throws inside a bundle). gzip and the import engine, which run anywhere, become plain
+ * `require("./….cjs")` calls: Node still loads them on first use, and a bundler takes them in (the
+ * engine costs a Worker's minified bundle ~12 KB; without it `importMessages()` rejected in every
+ * bundle). The Node-only code stays out of sight: the spool (its name is a parameter) and the one
+ * run-time import (src/platform/runtime.ts, importAtRunTime: a Node built-in on a host without
+ * `process.getBuiltinModule`), which becomes an `import()` that webpack and Vite are told to leave
+ * alone, as it is in the source (the build drops comments).
+ */
+function bundlerView(text: string): string {
+  return text
+    .replace(/\b(?:\w+\.)?__toESM\((?:\w+\.)?__require\(specifier\)\)/g, 'import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)')
+    .replace(/\b(?:\w+\.)?__require\(("\.\/(?:gzip-[\w-]+|import-messages)\.cjs")\)/g, 'require($1)')
 }
 
 const LIBRARY_ENTRIES = {
@@ -37,21 +49,9 @@ const LIBRARY_ENTRIES = {
 }
 
 /**
- * The entry points built as ES modules too: the main one (bundlers for Workers and the Edge Runtime
- * take it, and its import-time budgets are the ESM build's) and the two a client in those runtimes
- * uses beside it. The others (collector, otel, the CLI, the import engine) are Node-only code that
- * exists once, as CommonJS: their ES module entry re-exports the `.cjs` in one line (esmStubs),
- * which Node's CommonJS lexer reads for the named exports (docs/decisions.md, "One build of the
- * Node-only code").
- */
-const ESM_ENTRIES = { index: LIBRARY_ENTRIES.index, testing: LIBRARY_ENTRIES.testing, plan: LIBRARY_ENTRIES.plan }
-const CJS_ONLY = Object.keys(LIBRARY_ENTRIES).filter((name) => !(name in ESM_ENTRIES))
-
-/**
- * One set of declarations serves both builds: the CommonJS build emits them (`.d.cts`, named exports
- * only, no default export), and each ES module entry's `.d.ts` re-exports its `.d.cts` in one line.
- * Two full sets (~95 KB each) were a tenth of the installed package; attw finds the types in every
- * resolution mode either way (test/package/pack.test.ts).
+ * One set of declarations: the build emits them (`.d.cts`, named exports only, no default export),
+ * and each entry point's `.d.ts` (the ES module condition's) re-exports its `.d.cts` in one line.
+ * attw finds the types in every resolution mode (test/package/pack.test.ts).
  */
 function declarationStubs(): Promise<void> {
   return Promise.all(Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.d.ts`, `export * from './${name}.cjs'\n`))).then(
@@ -59,20 +59,16 @@ function declarationStubs(): Promise<void> {
   )
 }
 
-/** The ES module entry of a CommonJS-only entry point: its named exports, re-exported. */
-function esmStubs(): Promise<void> {
-  return Promise.all(CJS_ONLY.map((name) => writeFile(`dist/${name}.js`, `export * from './${name}.cjs'\n`))).then(() => undefined)
-}
-
 /**
- * The import engine, loaded on the first `importMessages()` call, is the CommonJS build's in both:
- * the ES module build's `import()` of it is left to the run time, as `./import-messages.cjs`.
+ * The code exists once, as CommonJS; each entry point's ES module file re-exports its `.cjs` in one
+ * line, whose named exports Node's CommonJS lexer finds (the build writes each export in a form it
+ * reads). `import` and `require` of the package load the same files, so each class exists once
+ * (docs/decisions.md, "One build of everything").
  */
-const engineFromCommonJS: Plugin = {
-  name: 'engine-from-commonjs',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/import\/import-messages$/ }, () => ({ path: './import-messages.cjs', external: true }))
-  },
+function esmStubs(): Promise<void> {
+  return Promise.all(Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.js`, `export * from './${name}.cjs'\n`))).then(
+    () => undefined,
+  )
 }
 
 const common: Options = {
@@ -94,18 +90,6 @@ const common: Options = {
 }
 
 export default defineConfig([
-  {
-    ...common,
-    entry: ESM_ENTRIES,
-    format: ['esm'],
-    dts: false,
-    esbuildPlugins: [engineFromCommonJS],
-    onSuccess: async () => {
-      await dropSourceMapComments(/\.js$/)()
-      await declarationStubs()
-      await esmStubs()
-    },
-  },
   // The disk spool: one CommonJS file that both builds load synchronously on a spool client's
   // construction (src/durability/spool-load.ts), and nothing else does. It imports nothing of the library.
   {
@@ -116,16 +100,20 @@ export default defineConfig([
     splitting: false,
     onSuccess: dropSourceMapComments(/^spool\.cjs$/),
   },
-  // Every entry point as CommonJS; the bin (`eventrail dev`, `import`, `spool`) is only this build's
-  // (`bin` runs dist/cli.cjs) and shares its chunks: the collector and the import engine exist once.
-  // The engine is an entry of its own so that the ES module build can name it (engineFromCommonJS).
+  // Every entry point, once, as CommonJS (the ES module entries are one-line stubs: esmStubs); the
+  // bin (`eventrail dev`, `import`, `spool`, dist/cli.cjs) shares its chunks. The import engine is
+  // an entry of its own, loaded on the first importMessages() call.
   {
     ...common,
     entry: { ...LIBRARY_ENTRIES, cli: 'src/cli.ts', 'import-messages': 'src/import/import-messages.ts' },
     format: ['cjs'],
     // Declarations for the package's entry points only: none for the bin or the engine.
     dts: { entry: LIBRARY_ENTRIES },
-    onSuccess: dropSourceMapComments(/\.cjs$/),
+    onSuccess: async () => {
+      await dropSourceMapComments(/\.cjs$/)()
+      await declarationStubs()
+      await esmStubs()
+    },
     // A chunk loaded on first use (the import engine) is `require`d there, not `import()`ed: a
     // CommonJS user's test runner (jest without its ESM mode) cannot run `import()`.
     esbuildOptions: (options) => {

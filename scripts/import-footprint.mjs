@@ -13,27 +13,31 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LOAD_LOG_HOOKS } from './load-log-hook.mjs'
 
-
-// The child: built-ins from process.moduleLoadList before and after; files from the hook's log
-// (ESM) or from require.cache (CommonJS).
+// The child: built-ins from process.moduleLoadList before and after, the public ones only (an
+// import of the package's CommonJS code also loads Node's own CommonJS lexer, an internal of the
+// loader, not a module the package asks for); files from the hook's log (the ES module stub) and
+// from require.cache (the CommonJS files it loads, which the CommonJS loader evaluates unhooked).
 const CHILD = `
-import { register, createRequire } from 'node:module'
+import { register, createRequire, builtinModules } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 const [specifier, mode, log, cwd] = process.argv.slice(1)
 const require = createRequire(cwd + '/')
 if (mode === 'import') register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(LOAD_LOG_HOOKS)}), { data: { log } })
 const before = new Set(process.moduleLoadList)
+const cached = new Set(Object.keys(require.cache))
 let files
 if (mode === 'import') {
   await import(specifier)
   files = readFileSync(log, 'utf8').split('\\n').filter(Boolean).map((url) => fileURLToPath(url))
 } else {
-  const cached = new Set(Object.keys(require.cache))
   require(specifier)
-  files = Object.keys(require.cache).filter((file) => !cached.has(file))
+  files = []
 }
-const builtins = process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith('NativeModule ')).map((m) => m.slice(13))
+for (const file of Object.keys(require.cache)) if (!cached.has(file) && !files.includes(file)) files.push(file)
+const builtins = process.moduleLoadList
+  .filter((m) => !before.has(m) && m.startsWith('NativeModule ') && builtinModules.includes(m.slice(13)))
+  .map((m) => m.slice(13))
 process.stdout.write(JSON.stringify({ files, builtins }))
 `
 

@@ -56,7 +56,7 @@ export async function importMessages(
   analytics: ImportClient,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  // A chunk of its own in the build (ESM and CommonJS alike): loaded here, once.
+  // A file of its own in the build, loaded here, once (a bundler takes it in: tsup.config.ts).
   const engine = await import('./import/import-messages')
   return engine.importMessages(source, analytics, options)
 }

@@ -1,5 +1,4 @@
 import { ValidationError } from '../core/errors'
-import { nodeBuiltin } from '../platform/runtime'
 import type * as SpoolModule from './spool/index'
 
 declare const __filename: string | undefined
@@ -13,27 +12,19 @@ let loaded: SpoolModuleType | undefined
 /**
  * Loads the spool's code on its first use, synchronously: a client with a spool writes a message
  * to disk before `track()` returns, from its very first call, so the code cannot arrive later with
- * `import()`. Both builds load the one CommonJS file (it depends on nothing else of the library);
- * `import 'eventrail'` alone never loads it.
- * @throws ValidationError where the runtime cannot load it (no `process.getBuiltinModule`).
+ * `import()`. The build is CommonJS (`import 'eventrail'` loads it too), so it `require`s the one
+ * file beside it (it depends on nothing else of the library); under a test runner that compiles
+ * the source, the source. `import 'eventrail'` alone never loads it.
+ * @throws ValidationError where there is no file beside the code to load (a bundle for Workers or
+ *   the Edge Runtime, which has no `__filename`).
  */
 export function loadSpoolModule(): SpoolModuleType {
   if (loaded !== undefined) return loaded
   const here = typeof __filename === 'string' ? __filename : undefined
-  if (here !== undefined && typeof require === 'function') {
-    // CommonJS: the build (dist/*.cjs) or the source under a test runner that compiles it.
-    loaded = requireFrom(require, here.endsWith('.ts') ? './spool/index' : './spool.cjs')
-    return loaded
+  if (here === undefined || typeof require !== 'function') {
+    throw new ValidationError('spool', 'needs a runtime with a file system and CommonJS modules (Node ≥ 22, Bun, Deno)', 'Analytics')
   }
-  const module = nodeBuiltin<{ createRequire(from: string): (id: string) => unknown }>('node:module')
-  if (module === undefined) {
-    throw new ValidationError(
-      'spool',
-      'needs a runtime with a file system and process.getBuiltinModule (Node ≥ 22, Bun, Deno)',
-      'Analytics',
-    )
-  }
-  loaded = requireFrom(module.createRequire(import.meta.url), './spool.cjs')
+  loaded = requireFrom(require, here.endsWith('.ts') ? './spool/index' : './spool.cjs')
   return loaded
 }
 

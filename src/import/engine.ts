@@ -2,6 +2,7 @@ import { QueueFullError, ValidationError } from '../core/errors'
 import { MAX_TIMER_MS } from '../core/limits'
 import { FilteredError } from '../plugins/errors'
 import { ownOptions } from '../core/own-options'
+import { setTimerRef } from '../platform/runtime'
 import type { MessageType } from '../core/types'
 import { handOver } from './hand-over'
 import { loadLineIdHasher } from './message-id'
@@ -80,7 +81,7 @@ class ImportRun {
     if (signal?.aborted) onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
     const timer = setInterval(() => this.#progress(), this.#options.progressIntervalMs)
-    timer.unref()
+    setTimerRef(timer, false)
     try {
       // A source that throws (a read error) stops the reading; what was handed over still gets its
       // outcome, and the last progress its watermark, before the error is passed on.

@@ -1,5 +1,6 @@
 import * as v8 from 'node:v8'
 import * as vm from 'node:vm'
+import { setTimerRef } from '../platform/runtime'
 
 /**
  * Peak RSS `eventrail import` aims to stay near, in bytes. An import makes garbage fast (a parsed
@@ -31,7 +32,7 @@ export function keepMemoryNear(budget: number, probes: MemoryProbes = {}): () =>
     lastMs = now
     collect()
   }, CHECK_EVERY_MS)
-  timer.unref()
+  setTimerRef(timer, false)
   return () => clearInterval(timer)
 }
 

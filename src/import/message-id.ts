@@ -13,14 +13,18 @@ type HashFn = (algorithm: string, data: string, encoding: 'hex') => string
  * UUID, with the position mixed into its last 48 bits. The same line at the same position gets the
  * same id in every run, so a file imported twice (or resumed) sends the same ids and the service
  * can de-duplicate; two equal lines at different positions are two messages and get two ids.
+ * Where the runtime has no `node:crypto` (Workers, the Edge Runtime), the hasher throws when a line
+ * needs an id: messages given as objects, or lines with their own `messageId`, import there.
  */
 export async function loadLineIdHasher(): Promise<LineIdHasher> {
   // Loaded at run time, named where no bundler looks: a Workers or Edge build of the package
   // (which includes importMessages) must not try to resolve a Node built-in.
   const crypto = await loadNodeBuiltin<typeof Crypto>('node:crypto')
-  if (crypto === undefined) {
-    throw new EventrailError('import: deriving message ids needs node:crypto, which this runtime lacks; give every message a messageId')
-  }
+  // Only lines of text without a messageId need it: messages given as objects import anywhere.
+  if (crypto === undefined)
+    return () => {
+      throw new EventrailError('import: deriving message ids needs node:crypto, which this runtime lacks; give every message a messageId')
+    }
   // crypto.hash (Node 20.12+) is one call; createHash builds a Hash object per line: 2.5x the time.
   // The line is hashed as it is (a prefix would cost a copy of it), the position mixed in after.
   const hash: HashFn =

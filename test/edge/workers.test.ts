@@ -85,6 +85,19 @@ describe.each(CONFIGS)('Cloudflare Workers (workerd 1.20260426, $name)', ({ name
   )
 
   it(
+    'runs importMessages() inside the bundle: its engine is bundled and loaded on the first call',
+    async () => {
+      expect(await scenario('import')).toEqual({ status: 200, body: { ok: true, sent: 3, failed: 0 } })
+      expect(
+        acceptedMessages(sink, 'IMPORT')
+          .map((m) => m.properties.i)
+          .sort(),
+      ).toEqual([1, 2, 3])
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
     'records with eventrail/testing inside the runtime, gzip included',
     async () => {
       expect(await scenario('recorder')).toEqual({ status: 200, body: { ok: true, tracks: 1, aliases: 1, text: 'é'.repeat(100) } })

@@ -44,7 +44,7 @@ let app: string
 let limits: Record<string, number>
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
+  if (!existsSync(join(ROOT, 'dist', 'index.cjs'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
   limits = budgets()
   // Packed and installed once per run (test/helpers/packed.ts); only read here.
   app = packedPackage().app
@@ -79,5 +79,13 @@ describe('budgets (docs/decisions.md)', () => {
       files,
     })
     expect(measured.builtins.length).toBeLessThanOrEqual(limits[builtinsId])
+  })
+
+  it('import and require load the same CommonJS files (import adds its one-line stub), none of the parts loaded on first use', () => {
+    const [imported, required] = [footprint('import'), footprint('require')].map((m) => m.files.map((f) => f.path))
+    expect(imported[0]).toBe('eventrail/dist/index.js')
+    expect(imported.slice(1).sort()).toEqual([...required].sort())
+    // gzip, the import engine, the spool and the bin's commands load on first use only.
+    expect(required.filter((path) => /gzip|import-messages|spool|command/.test(path))).toEqual([])
   })
 })

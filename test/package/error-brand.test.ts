@@ -5,6 +5,8 @@ import { join } from 'node:path'
 // Issue 34, "Errors as data": an error thrown by the CommonJS build is recognised by the ES
 // module build (its instanceof and its guards) and the reverse, and in another realm (node:vm).
 // A project that loads both builds (a CommonJS dependency of an ES module app) used to get false.
+// Since issue 31 both paths load the one CommonJS build (the classes are the same objects:
+// test/package/one-build.test.ts); the brand still answers across realms and bundled copies.
 const ROOT = join(__dirname, '..', '..')
 const CJS = join(ROOT, 'dist', 'index.cjs')
 const ESM = join(ROOT, 'dist', 'index.js')
