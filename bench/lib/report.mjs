@@ -286,7 +286,7 @@ export function renderTables(results) {
   return out.join('\n')
 }
 
-function targetRows({ scenarios: S, params: P }) {
+function targetRows({ scenarios: S, params: P, meta }) {
   const e = (s) => (s && s.eventrail && !s.eventrail.error ? s.eventrail : undefined)
   const b = (s) => s?.[BASE]
   const rows = []
@@ -326,13 +326,23 @@ function targetRows({ scenarios: S, params: P }) {
     // file imported from ESM and includes the CommonJS loader's start-up (issue 31).
     const ref = S.coldStart.reference
     const toRef = (key) => (e(S.coldStart) && ref ? e(S.coldStart)[key] / ref[key] : undefined)
-    check(`import() ≤ 1.5× import('${ref?.name ?? 'node:http'}') in-process`, fr(toRef('importMs')), toRef('importMs') <= 1.5)
+    // The target is Node 22's and 24's (issue 31); on another version the ratio is shown, as on Node
+    // 20 (end of life), whose import('node:http') does not load undici.
+    const major = Number(/^v?(\d+)/.exec(meta?.node ?? '')?.[1])
+    const label = `import() ≤ 1.5× import('${ref?.name ?? 'node:http'}') in-process`
+    if (major === 22 || major === 24) check(`${label}, Node ${major}`, fr(toRef('importMs')), toRef('importMs') <= 1.5)
+    else
+      rows.push([
+        `import() × import('${ref?.name ?? 'node:http'}') in-process on Node ${major} (shown; the target is Node 22's and 24's)`,
+        fr(toRef('importMs')),
+        '–',
+      ])
     rows.push([`require() of the CommonJS build, × require('${ref?.name ?? 'node:http'}') (shown, no target)`, fr(toRef('requireMs')), '–'])
     const cold = (x) => (x?.importMs ?? NaN) + (x?.firstEventMs ?? NaN)
     const coldRatio = cold(e(S.coldStart)) / cold(S.coldStart.baseline)
     check('cold start to first event acknowledged ≤ 2× baseline', fr(coldRatio), coldRatio <= 2)
     const kb = e(S.coldStart)?.installedKb
-    check('installed runtime closure ≤ 900 KB', kb === undefined ? '–' : `${Math.round(kb)} KB`, kb <= 900)
+    check('installed size ≤ 600 KB (issue 31)', kb === undefined ? '–' : `${Math.round(kb)} KB`, kb <= 600)
   }
   if (S.big && e(S.big)) {
     const big = e(S.big)
