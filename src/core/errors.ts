@@ -1,5 +1,5 @@
 // Each class is recognised by a brand, a registered symbol its instances carry: one brand across
-// the ESM and CommonJS builds and across realms (a worker, a vm context), where two copies of a
+// copies of the library (two installed versions, a bundle beside the package) and across realms (a worker, a vm context), where two copies of a
 // class are two classes and a plain `instanceof` would say no.
 const BRAND = Symbol.for('eventrail.error')
 
@@ -12,7 +12,8 @@ export function brandError(Class: abstract new (...args: never[]) => Error, name
 
 /**
  * Base class of every error the library reports. `instanceof` and the static `is()` of each
- * class work across the ESM and CommonJS builds and across realms (see {@link isEventrailError}).
+ * class work across copies of the library (two installed versions, a bundle beside the package) and
+ * across realms (see {@link isEventrailError}).
  */
 export class EventrailError extends Error {
   override name = 'EventrailError'

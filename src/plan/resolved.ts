@@ -2,8 +2,8 @@ import type { StandardSchemaV1 } from './standard-schema'
 
 /**
  * The key under which a plan made by `definePlan` holds what the client checks against. A
- * registered symbol, so that `eventrail/plan` and the client find each other across the ESM and
- * CommonJS builds. Not part of the public API.
+ * registered symbol, so that `eventrail/plan` and the client find each other across copies of
+ * the library (two installed versions, a bundle beside the package). Not part of the public API.
  * @internal
  */
 export const RESOLVED_PLAN: unique symbol = Symbol.for('eventrail.resolvedPlan') as never

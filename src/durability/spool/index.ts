@@ -1,7 +1,7 @@
 /**
  * The disk spool, loaded only by a client made with the `spool` option (never by
- * `import 'eventrail'`): built on its own as `dist/spool.cjs`, which the ESM and CommonJS builds
- * of the client both load. It imports nothing of the library at run time; what it needs (the
+ * `import 'eventrail'`): built on its own as `dist/spool.cjs`, which the client loads on the
+ * first spool client's construction. It imports nothing of the library at run time; what it needs (the
  * error classes, so that `instanceof` works) the client hands it.
  * @module
  */
