@@ -31,7 +31,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(out, { recursive: true, force: true }))
 
 it('docs/api is what `npm run docs` generates from the code today (run it and commit the pages)', () => {
-  const list = (dir: string): string[] => filesUnder(dir).map((path) => relative(dir, path).split('\\').join('/')).sort()
+  const list = (dir: string): string[] =>
+    filesUnder(dir)
+      .map((path) => relative(dir, path).split('\\').join('/'))
+      .sort()
   const generated = list(out)
   expect(list(committed)).toEqual(generated)
   const differing = generated.filter((name) => readFileSync(join(out, name), 'utf8') !== readFileSync(join(committed, name), 'utf8'))
