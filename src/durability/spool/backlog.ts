@@ -1,6 +1,7 @@
 import { FRAME_HEADER_BYTES, readFrames, SEGMENT_MAGIC } from './frame'
 import { readFile, type SpoolFs } from './files'
-import { RECORDS_PER_SEGMENT, type Segment, type SegmentStore } from './segments'
+import { ordinalOf, RECORDS_PER_SEGMENT } from './segment'
+import type { Segment, SegmentStore } from './segments'
 
 /** A record read back from the disk, to be sent. */
 export interface SpoolRecord {
@@ -67,7 +68,7 @@ export class Backlog {
       this.#own.remaining += 1
       return
     }
-    this.#own = { segment, offset, ordinal: ref % RECORDS_PER_SEGMENT, remaining: 1 }
+    this.#own = { segment, offset, ordinal: ordinalOf(ref), remaining: 1 }
     this.#cursors.push(this.#own)
   }
 

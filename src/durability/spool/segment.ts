@@ -1,3 +1,24 @@
+/** Records a segment may hold: a record's reference is `segment id × this + ordinal`. */
+export const RECORDS_PER_SEGMENT = 2 ** 21
+
+/** The id of the segment that a record's reference points into. */
+export function segmentIdOf(ref: number): number {
+  return Math.floor(ref / RECORDS_PER_SEGMENT)
+}
+
+/** The ordinal of a record in its segment, from its reference. */
+export function ordinalOf(ref: number): number {
+  return ref % RECORDS_PER_SEGMENT
+}
+
+/** Where the run of `refs` that starts at `from` and points into one segment ends. */
+export function endOfSegmentRun(refs: readonly number[], from: number): number {
+  const id = segmentIdOf(refs[from])
+  let to = from + 1
+  while (to < refs.length && segmentIdOf(refs[to]) === id) to++
+  return to
+}
+
 /** One segment file, this process's own or one taken over from a process that died. */
 export interface Segment {
   readonly id: number

@@ -2,14 +2,12 @@ import { encodeFrame, encoded, SEGMENT_MAGIC } from './frame'
 import { copyKept, markKept } from './kept'
 import { closeQuietly, type SpoolFs } from './files'
 import { ackPathOf, ackWord, appendAcks, appendRecords, createSegmentFile, dirOf, removeSegmentFiles } from './segment-files'
-import { newSegment, type Segment } from './segment'
+import { endOfSegmentRun, newSegment, ordinalOf, RECORDS_PER_SEGMENT, segmentIdOf, type Segment } from './segment'
 import { rescue, withCopies } from './rescue'
 import { SyncPlan, type SyncFailure } from './sync'
 
 export type { Segment } from './segment'
 
-/** Records a segment may hold: a record's reference is `segment id × this + ordinal`. */
-export const RECORDS_PER_SEGMENT = 2 ** 21
 /**
  * The active segment, each of its records done, is deleted (a new one begun) past this share of
  * the segment size. A segment costs ~7 system calls: at 64 KB, 200,000 events made ~1,200 of them.
@@ -124,12 +122,9 @@ export class SegmentStore {
   /** The records of `refs` have an outcome: their ordinals go to the ack files, and done segments go. */
   ack(refs: readonly number[]): void {
     if (this.#copies.size > 0) refs = withCopies(this.#copies, refs, refs)[0]
-    let i = 0
-    while (i < refs.length) {
-      const id = Math.floor(refs[i] / RECORDS_PER_SEGMENT)
-      let j = i
-      while (j < refs.length && Math.floor(refs[j] / RECORDS_PER_SEGMENT) === id) j++
-      const segment = this.#segments.get(id)
+    for (let i = 0; i < refs.length;) {
+      const segment = this.#segments.get(segmentIdOf(refs[i]))
+      const j = endOfSegmentRun(refs, i)
       if (segment !== undefined) this.#ackIn(segment, refs, i, j)
       i = j
     }
@@ -143,9 +138,9 @@ export class SegmentStore {
   keep(refs: readonly number[], bytes: readonly number[]): void {
     if (this.#copies.size > 0) [refs, bytes] = withCopies(this.#copies, refs, bytes)
     for (let k = 0; k < refs.length; k++) {
-      const segment = this.#segments.get(Math.floor(refs[k] / RECORDS_PER_SEGMENT))
+      const segment = this.#segments.get(segmentIdOf(refs[k]))
       if (segment === undefined) continue
-      markKept(segment, refs[k] % RECORDS_PER_SEGMENT, bytes[k], false)
+      markKept(segment, ordinalOf(refs[k]), bytes[k], false)
       this.#settle(segment)
     }
   }
@@ -160,7 +155,7 @@ export class SegmentStore {
     segment.done += to - from
     // Written also when they are its last: its file is deleted only after the next good sync.
     const ordinals = Buffer.allocUnsafe((to - from) * 4)
-    for (let k = from; k < to; k++) ordinals.writeUInt32LE(ackWord(refs[k] % RECORDS_PER_SEGMENT), (k - from) * 4)
+    for (let k = from; k < to; k++) ordinals.writeUInt32LE(ackWord(ordinalOf(refs[k])), (k - from) * 4)
     appendAcks(this.#fs, segment, ordinals, (dir) => this.#plan.changed(dir))
     this.#settle(segment)
   }
@@ -175,12 +170,6 @@ export class SegmentStore {
     if (segment.done + (kept?.count ?? 0) < segment.total) return false
     if (!segment.sealed) {
       if (segment.size * RECLAIM_SHARE < this.#segmentBytes) return false
-      // Each of its records done, it goes without a sync: nothing of it must survive.
-      if (kept === undefined || kept.count === 0) {
-        this.#active = undefined
-        segment.sealed = true
-        return this.#delete(segment)
-      }
       this.#seal()
       return !this.#segments.has(segment.id)
     }
@@ -210,7 +199,7 @@ export class SegmentStore {
   #moveKept(segment: Segment): boolean {
     const copied = copyKept(this.#fs, segment, this.#scratch, (buffer, length) => {
       const ref = this.#write(buffer, length)
-      markKept(this.#segments.get(Math.floor(ref / RECORDS_PER_SEGMENT)) as Segment, ref % RECORDS_PER_SEGMENT, length, true)
+      markKept(this.#segments.get(segmentIdOf(ref)) as Segment, ordinalOf(ref), length, true)
     })
     return copied && this.#delete(segment, true)
   }
@@ -293,15 +282,18 @@ export class SegmentStore {
     return segment
   }
 
-  // No more records go to the active segment: its data is synced and its descriptor closed.
+  // No more records go to the active segment: its data is synced and its descriptor closed; one
+  // whose records are all done (none kept) is deleted at once, unsynced: nothing of it must survive.
   #seal(): void {
     const segment = this.#active
     if (segment === undefined) return
     this.#active = undefined
     segment.sealed = true
-    const fd = segment.fd
-    segment.fd = -1
-    this.#plan.seal(fd, segment)
+    const isDone = segment.done >= segment.total && (segment.kept?.count ?? 0) === 0
+    if (!isDone) {
+      this.#plan.seal(segment.fd, segment)
+      segment.fd = -1
+    }
     this.#settle(segment)
   }
 }

@@ -4,7 +4,8 @@ import { errorCode, realFs, type SpoolFs } from './files'
 import { beat, createPart, findMoved, UntrustedDirError, releasePart, removePart } from './parts'
 import { SpoolWriteError } from './segment'
 import type { SyncFailure } from './sync'
-import { RECORDS_PER_SEGMENT, SegmentStore } from './segments'
+import { SegmentStore } from './segments'
+import { segmentIdOf } from './segment'
 import { adoptGrowth, takeOverAsPart, takeOverParts } from './takeover'
 
 /** How a spool is set up. */
@@ -138,7 +139,7 @@ export class Spool {
     if (ref < 0) return SPOOL_FULL
     this.#down = false
     if (diskOnly) {
-      const segment = this.#store.get(Math.floor(ref / RECORDS_PER_SEGMENT))
+      const segment = this.#store.get(segmentIdOf(ref))
       if (segment !== undefined) this.#backlog.addOwn(segment, segment === before ? offset : SEGMENT_MAGIC.length, ref)
     }
     return ref
