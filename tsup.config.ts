@@ -49,25 +49,16 @@ const LIBRARY_ENTRIES = {
 }
 
 /**
- * One set of declarations: the build emits them (`.d.cts`, named exports only, no default export),
- * and each entry point's `.d.ts` (the ES module condition's) re-exports its `.d.cts` in one line.
- * attw finds the types in every resolution mode (test/package/pack.test.ts).
+ * The ES module side of each entry point: one line re-exporting its `.cjs`, as `dist/<name>.js` (the
+ * code exists once, as CommonJS: Node's CommonJS lexer finds its named exports, and `import` and
+ * `require` load the same files, so each class exists once; docs/decisions.md, "One build of
+ * everything") and as `dist/<name>.d.ts` (one set of declarations, the build's `.d.cts`, named
+ * exports only; attw finds the types in every resolution mode, test/package/pack.test.ts).
  */
-function declarationStubs(): Promise<void> {
-  return Promise.all(Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.d.ts`, `export * from './${name}.cjs'\n`))).then(
-    () => undefined,
-  )
-}
-
-/**
- * The code exists once, as CommonJS; each entry point's ES module file re-exports its `.cjs` in one
- * line, whose named exports Node's CommonJS lexer finds (the build writes each export in a form it
- * reads). `import` and `require` of the package load the same files, so each class exists once
- * (docs/decisions.md, "One build of everything").
- */
-function esmStubs(): Promise<void> {
-  return Promise.all(Object.keys(LIBRARY_ENTRIES).map((name) => writeFile(`dist/${name}.js`, `export * from './${name}.cjs'\n`))).then(
-    () => undefined,
+async function esmStubs(): Promise<void> {
+  const names = Object.keys(LIBRARY_ENTRIES)
+  await Promise.all(
+    names.flatMap((name) => ['js', 'd.ts'].map((ext) => writeFile(`dist/${name}.${ext}`, `export * from './${name}.cjs'\n`))),
   )
 }
 
@@ -90,7 +81,7 @@ const common: Options = {
 }
 
 export default defineConfig([
-  // The disk spool: one CommonJS file that both builds load synchronously on a spool client's
+  // The disk spool: one CommonJS file that the client loads synchronously on a spool client's
   // construction (src/durability/spool-load.ts), and nothing else does. It imports nothing of the library.
   {
     ...common,
@@ -111,7 +102,6 @@ export default defineConfig([
     dts: { entry: LIBRARY_ENTRIES },
     onSuccess: async () => {
       await dropSourceMapComments(/\.cjs$/)()
-      await declarationStubs()
       await esmStubs()
     },
     // A chunk loaded on first use (the import engine) is `require`d there, not `import()`ed: a
